@@ -1,0 +1,99 @@
+/**
+ * The one typed configuration object. Read from the environment once, validated with zod,
+ * and a bad value stops the start with a message naming the variable (fail fast).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve, join } from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+const EnvSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('data'),
+  DATABASE_URL: z
+    .string()
+    .refine((v) => /^(mysql|mariadb):\/\/[^/]+\/[^/?]+/.test(v) || /^sqlite:/.test(v), {
+      message: 'must look like mysql://user[:password]@host[:port]/database or sqlite:path/to/file.sqlite',
+    })
+    .optional(),
+  SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  ADMIN_LOGIN: z.string().min(1).max(64).optional(),
+  ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  SESSION_TTL_HOURS: z.coerce.number().positive().default(168),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z.enum(['0', '1', 'true', 'false']).default('0'),
+  BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
+  CRON_ENABLED: z.enum(['0', '1', 'true', 'false']).default('1'),
+  UI_DIR: z.string().optional(),
+});
+
+export type DatabaseConfig =
+  | { type: 'better-sqlite3'; database: string }
+  | { type: 'mariadb'; url: string };
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  secretKey: string;
+  redisUrl?: string;
+  admin: { login: string; password?: string };
+  sessionTtlMs: number;
+  logLevel: string;
+  trustProxy: boolean;
+  bodyLimit: string;
+  cronEnabled: boolean;
+  uiDir: string;
+}
+
+export class ConfigError extends Error {}
+
+const truthy = (v: string) => v === '1' || v === 'true';
+
+/** Reads the secret key from DATA_DIR/secret.key, creating it (mode 0600) on first start. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  return key;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  let database: DatabaseConfig;
+  if (!e.DATABASE_URL) database = { type: 'better-sqlite3', database: join(dataDir, 'console.sqlite') };
+  else if (e.DATABASE_URL.startsWith('sqlite:')) {
+    database = { type: 'better-sqlite3', database: resolve(e.DATABASE_URL.slice('sqlite:'.length)) };
+  } else database = { type: 'mariadb', url: e.DATABASE_URL.replace(/^mariadb:/, 'mysql:') };
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    database,
+    secretKey: e.SECRET_KEY ?? loadOrCreateSecret(dataDir),
+    redisUrl: e.REDIS_URL,
+    admin: { login: e.ADMIN_LOGIN ?? 'admin', password: e.ADMIN_PASSWORD },
+    sessionTtlMs: e.SESSION_TTL_HOURS * 3600_000,
+    logLevel: e.LOG_LEVEL,
+    trustProxy: truthy(e.TRUST_PROXY),
+    bodyLimit: e.BODY_LIMIT,
+    cronEnabled: truthy(e.CRON_ENABLED),
+    uiDir: resolve(e.UI_DIR ?? join(import.meta.dirname, '..', 'ui')),
+  };
+}
+
+/** Injection token for the AppConfig object. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

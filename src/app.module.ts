@@ -1,0 +1,39 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { ServeStaticModule } from '@nestjs/serve-static';
+import type { AppConfig } from '../config/config.js';
+import { ConfigModule } from './core/config.module.js';
+import { CoreModule } from './core/core.module.js';
+import { DatabaseModule } from './core/database/database.module.js';
+import { AREA_MODULES } from './modules/index.js';
+import { JobsModule } from './jobs/jobs.module.js';
+import { GatewaysModule } from './gateways/gateways.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(cfg: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(cfg),
+        DatabaseModule,
+        CoreModule,
+        ScheduleModule.forRoot(),
+        ...AREA_MODULES,
+        GatewaysModule,
+        JobsModule,
+        // The built React UI for every other GET path, so deep links survive a reload.
+        ServeStaticModule.forRoot({
+          rootPath: cfg.uiDir,
+          exclude: ['/api/{*path}', '/socket.io/{*path}', '/sync/{*path}'],
+          serveStaticOptions: {
+            setHeaders: (res, path) => {
+              if (path.endsWith('index.html')) res.setHeader('Cache-Control', 'no-store');
+              else if (/\/assets\//.test(path)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+            },
+          },
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,45 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import type { AppConfig } from '../config/config.js';
+import { AppModule } from './app.module.js';
+import { AuthedSocketAdapter } from './core/realtime/socket.adapter.js';
+import { JsonLogger } from './core/logger.js';
+
+/**
+ * Builds the application (without listening): used by main.ts and by the end-to-end tests, so tests
+ * run exactly what production runs.
+ */
+export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logLevel)): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(cfg), { bodyParser: false, logger });
+  app.set('trust proxy', cfg.trustProxy);
+  app.disable('x-powered-by');
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: { 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'blob:'], 'upgrade-insecure-requests': null },
+      },
+      strictTransportSecurity: false,
+    }),
+  );
+  app.use(express.json({ limit: cfg.bodyLimit }));
+  app.use(express.urlencoded({ extended: false, limit: cfg.bodyLimit }));
+  // Body parser failures (malformed JSON, oversized body) answer an envelope, never an HTML stack.
+  app.use((err: { status?: number; type?: string; message?: string }, _req: Request, res: Response, next: NextFunction) => {
+    if (!err) return next();
+    const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 400;
+    const message =
+      err.type === 'entity.too.large' ? `Request body is larger than ${cfg.bodyLimit}`
+      : err.type === 'entity.parse.failed' ? `Malformed JSON body: ${err.message}`
+      : err.message ?? 'Bad request';
+    res.status(status).json({ status: err.type === 'entity.parse.failed' ? 'parse' : 'http', message, code: status });
+  });
+  app.setGlobalPrefix('api', { exclude: ['sync/{*path}'] });
+  const adapter = new AuthedSocketAdapter(app, cfg.redisUrl);
+  await adapter.connectRedis();
+  app.useWebSocketAdapter(adapter);
+  app.enableShutdownHooks();
+  return app;
+}

@@ -1,0 +1,25 @@
+/** Messages of 000 §8 and 001 §8, verbatim (misspellings included), plus the console's own. */
+export const MSG = {
+  saveOk: 'Save ok!',
+  saveServerOk: 'Save server ok!',
+  connectOk: 'Connectn OK',
+  insertOk: 'Insert ok!',
+  updateOk: 'Update ok!',
+  deleteOk: 'Delete ok!',
+  cronSaveOk: 'Save is ok!',
+  cronDeleteOk: 'Delete is ok!',
+  timeout: 'Time wait end',
+  notFoundTitle: '404',
+  notFoundText: 'Page not found',
+  // The console's own (not in the spec):
+  badCredentials: 'Wrong login or password',
+  inactiveAccount: 'Account is not active yet: ask an administrator to activate it',
+  tooManyAttempts: 'Too many failed attempts, try again later',
+  sessionRequired: 'Session required: sign in',
+  forbidden: 'Forbidden: your role does not allow this',
+  registered: 'Account created: an administrator must activate it before you can sign in',
+  loginTaken: 'This login is already taken',
+} as const;
+
+/** Confirm dialog default labels (000 §2), 'Cencel' spelled so. */
+export const CONFIRM_LABELS = { trigger: 'Delete', cancel: 'Cencel', confirm: 'Yes' } as const;

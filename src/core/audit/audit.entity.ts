@@ -1,0 +1,15 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('audit_log')
+export class AuditEntity {
+  @PrimaryGeneratedColumn() Id: number;
+  @Column({ type: 'datetime', precision: 3 }) ts: Date;
+  @Column({ type: 'integer', nullable: true }) uid: number | null;
+  @Column({ type: 'varchar', length: 64, nullable: true }) login: string | null;
+  @Column({ type: 'varchar', length: 190 }) method: string;
+  @Column({ type: 'text', nullable: true }) args: string | null;
+  @Column({ type: 'varchar', length: 8 }) outcome: 'ok' | 'error';
+  @Column({ type: 'text', nullable: true }) message: string | null;
+  @Column({ type: 'varchar', length: 64, nullable: true }) ip: string | null;
+  @Column({ type: 'integer', default: 0 }) duration_ms: number;
+}

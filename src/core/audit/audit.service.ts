@@ -1,0 +1,74 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import type { AuditRow, Paged } from '../../contracts/auth.js';
+import type { Actor } from '../auth/actor.js';
+import { AuditEntity } from './audit.entity.js';
+
+const SECRET_KEY = /pass|secret|token|hash|private|^key$|cluster_key|api_?key/i;
+const MAX_ARGS = 2000;
+
+/** A copy of the arguments with every secret-looking field masked, as a bounded JSON string. */
+export function summarizeArgs(args: unknown): string {
+  const mask = (v: unknown, depth: number): unknown => {
+    if (depth > 6) return '…';
+    if (Array.isArray(v)) return v.slice(0, 50).map((x) => mask(x, depth + 1));
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(
+        Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, SECRET_KEY.test(k) && x !== null && x !== '' ? '***' : mask(x, depth + 1)]),
+      );
+    }
+    if (typeof v === 'string' && v.length > 300) return v.slice(0, 300) + '…';
+    return v;
+  };
+  const text = JSON.stringify(mask(args, 0)) ?? '';
+  return text.length > MAX_ARGS ? text.slice(0, MAX_ARGS) + '…' : text;
+}
+
+export interface AuditInput {
+  actor?: Pick<Actor, 'uid' | 'login' | 'ip'> | null;
+  method: string;
+  args?: unknown;
+  outcome: 'ok' | 'error';
+  message?: string | null;
+  started?: number;
+  ip?: string;
+}
+
+@Injectable()
+export class AuditService {
+  private readonly log = new Logger('Audit');
+
+  constructor(@InjectRepository(AuditEntity) private readonly repo: Repository<AuditEntity>) {}
+
+  /** Records one entry. Never throws: a failed audit write is logged, not shown to the user. */
+  async record(e: AuditInput): Promise<void> {
+    try {
+      await this.repo.insert({
+        ts: new Date(),
+        uid: e.actor?.uid ?? null,
+        login: e.actor?.login?.slice(0, 64) ?? null,
+        method: e.method.slice(0, 190),
+        args: e.args === undefined ? null : summarizeArgs(e.args),
+        outcome: e.outcome,
+        message: e.message?.slice(0, 1000) ?? null,
+        ip: (e.ip ?? e.actor?.ip ?? null)?.slice(0, 64) ?? null,
+        duration_ms: e.started ? Date.now() - e.started : 0,
+      });
+    } catch (err) {
+      this.log.error(`audit write failed for ${e.method}: ${(err as Error).message}`);
+    }
+  }
+
+  async list(q: { page: number; limit: number; method?: string; login?: string; outcome?: 'ok' | 'error' }): Promise<Paged<AuditRow>> {
+    const qb = this.repo.createQueryBuilder('a').orderBy('a.Id', 'DESC').skip((q.page - 1) * q.limit).take(q.limit);
+    if (q.method) qb.andWhere('a.method LIKE :m', { m: `%${q.method}%` });
+    if (q.login) qb.andWhere('a.login = :l', { l: q.login });
+    if (q.outcome) qb.andWhere('a.outcome = :o', { o: q.outcome });
+    const [rows, count] = await qb.getManyAndCount();
+    return {
+      list: rows.map((r) => ({ ...r, args: r.args ?? '', ts: r.ts.toISOString() })),
+      count, page: q.page, limit: q.limit,
+    };
+  }
+}

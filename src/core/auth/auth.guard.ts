@@ -1,0 +1,51 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { WsException } from '@nestjs/websockets';
+import type { Request } from 'express';
+import type { Socket } from 'socket.io';
+import { MSG } from '../../contracts/messages.js';
+import { roleAllows } from '../../contracts/roles.js';
+import { forbidden, unauthorized } from '../errors.js';
+import { IS_PUBLIC, REQUIRED_ROLE, type Actor } from './actor.js';
+import { AuthService } from './auth.service.js';
+
+export type AuthedRequest = Request & { actor?: Actor };
+
+export function clientIp(req: Request): string {
+  return (req.ip ?? req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+}
+
+/**
+ * Global guard (APP_GUARD): every REST route and socket message needs a live session unless marked
+ * @Public(), and a role at least as strong as its @RequireRole(). Deny by default.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector, private readonly auth: AuthService) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets);
+    const need = this.reflector.getAllAndOverride<number | undefined>(REQUIRED_ROLE, targets);
+
+    if (ctx.getType() === 'ws') {
+      const client = ctx.switchToWs().getClient<Socket>();
+      const actor = client.data.actor as Actor | undefined;
+      if (!actor) throw new WsException(MSG.sessionRequired);
+      if (need !== undefined && !roleAllows(actor.role, need)) throw new WsException(MSG.forbidden);
+      return true;
+    }
+
+    const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+    const header = req.headers['user'];
+    const hash = Array.isArray(header) ? header[0] : header;
+    if (hash) {
+      const actor = await this.auth.verify(hash);
+      if (actor) req.actor = { ...actor, ip: clientIp(req) };
+    }
+    if (isPublic) return true;
+    if (!req.actor) throw unauthorized(MSG.sessionRequired);
+    if (need !== undefined && !roleAllows(req.actor.role, need)) throw forbidden(MSG.forbidden);
+    return true;
+  }
+}

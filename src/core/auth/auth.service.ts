@@ -1,0 +1,117 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import { randomBytes } from 'node:crypto';
+import { LessThan, type Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { AuthBody, RegisterBody, type SessionValues } from '../../contracts/auth.js';
+import { MSG } from '../../contracts/messages.js';
+import { Role } from '../../contracts/roles.js';
+import { sha256 } from '../crypto/secret-box.js';
+import { conflict, parseInput, tooMany, unauthorized, badRequest } from '../errors.js';
+import type { Actor } from './actor.js';
+import { LoginLimiter } from './login-limiter.js';
+import { SessionEntity, UserEntity } from './user.entity.js';
+
+/** argon2id with the library's defaults (m=19 MiB, t=2, p=1). */
+export const hashPassword = (password: string) => argonHash(password);
+
+const TOUCH_EVERY_MS = 60_000;
+
+@Injectable()
+export class AuthService implements OnApplicationBootstrap {
+  private readonly log = new Logger('Auth');
+  readonly limiter = new LoginLimiter();
+  /** A dummy hash, verified when the login is unknown, so timing does not reveal which logins exist. */
+  private dummyHash?: Promise<string>;
+
+  constructor(
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
+    @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+  ) {}
+
+  /** First start: create the admin from ADMIN_LOGIN/ADMIN_PASSWORD, or print a generated password once. */
+  async onApplicationBootstrap() {
+    if ((await this.users.count()) > 0) return;
+    const login = this.cfg.admin.login;
+    const generated = !this.cfg.admin.password;
+    const password = this.cfg.admin.password ?? randomBytes(12).toString('base64url');
+    await this.users.insert({ login, name: 'Administrator', role: Role.admin, active: 1, password_hash: await hashPassword(password), created_at: new Date(), last_login: null });
+    if (generated) {
+      // Printed once, on the console only (never logged to a file by the app itself).
+      process.stdout.write(`\n  First admin account created: login "${login}", password "${password}"\n  (set ADMIN_LOGIN/ADMIN_PASSWORD to choose them; change it under /users)\n\n`);
+    } else this.log.log(`First admin account "${login}" created from ADMIN_LOGIN/ADMIN_PASSWORD`);
+  }
+
+  /** Decodes the combined key of 000 §5: base64 of `login:password` (UTF-8). */
+  decodeKey(key: string): { login: string; password: string } {
+    const text = Buffer.from(key, 'base64').toString('utf8');
+    const i = text.indexOf(':');
+    if (i <= 0) throw badRequest('key must be base64 of login:password', { key: 'key must be base64 of login:password' });
+    return { login: text.slice(0, i).trim(), password: text.slice(i + 1) };
+  }
+
+  async login(body: unknown, ip: string, userAgent: string): Promise<SessionValues & { user: UserEntity }> {
+    const { key } = parseInput(AuthBody, body);
+    const { login, password } = this.decodeKey(key);
+    const wait = this.limiter.blockedFor(ip, login);
+    if (wait > 0) throw tooMany(`${MSG.tooManyAttempts} (in ${wait} s)`);
+    const user = await this.users.findOne({ where: { login } });
+    const ok = user
+      ? await argonVerify(user.password_hash, password).catch(() => false)
+      : await argonVerify(await (this.dummyHash ??= hashPassword(randomBytes(16).toString('hex'))), password).then(() => false);
+    if (!user || !ok) {
+      this.limiter.fail(ip, login);
+      throw unauthorized(MSG.badCredentials);
+    }
+    if (!user.active) throw unauthorized(MSG.inactiveAccount);
+    this.limiter.succeed(login);
+    const hash = randomBytes(32).toString('base64url');
+    const now = new Date();
+    await this.sessions.insert({
+      uid: user.uid, token_digest: sha256(hash), created_at: now, last_seen: now,
+      expires_at: new Date(now.getTime() + this.cfg.sessionTtlMs), ip: ip.slice(0, 64), user_agent: userAgent.slice(0, 190),
+    });
+    await this.users.update({ uid: user.uid }, { last_login: now });
+    return { uid: user.uid, name: user.name, role: user.role, hash, atime: now.getTime(), user };
+  }
+
+  async logout(hash: string | undefined) {
+    if (hash) await this.sessions.delete({ token_digest: sha256(hash) });
+  }
+
+  async register(body: unknown): Promise<{ uid: number }> {
+    const data = parseInput(RegisterBody, body);
+    if (await this.users.exists({ where: { login: data.login } })) throw conflict(MSG.loginTaken);
+    const r = await this.users.insert({ login: data.login, name: data.name, role: Role.user, active: 0, password_hash: await hashPassword(data.password), created_at: new Date(), last_login: null });
+    return { uid: r.identifiers[0].uid as number };
+  }
+
+  /** Resolves a session token to its actor, or null when unknown, expired or the account is inactive. */
+  async verify(hash: string | undefined | null): Promise<Actor | null> {
+    if (!hash || hash.length > 128) return null;
+    const session = await this.sessions.findOne({ where: { token_digest: sha256(hash) } });
+    if (!session) return null;
+    const now = Date.now();
+    if (session.expires_at.getTime() <= now) {
+      await this.sessions.delete({ Id: session.Id });
+      return null;
+    }
+    const user = await this.users.findOne({ where: { uid: session.uid } });
+    if (!user || !user.active) return null;
+    if (now - session.last_seen.getTime() > TOUCH_EVERY_MS) {
+      await this.sessions.update({ Id: session.Id }, { last_seen: new Date(now) });
+    }
+    return { uid: user.uid, login: user.login, name: user.name, role: user.role, sessionId: session.Id };
+  }
+
+  /** Ends every session of a user (deactivation, password reset). */
+  async endSessions(uid: number) {
+    await this.sessions.delete({ uid });
+  }
+
+  async purgeExpired() {
+    await this.sessions.delete({ expires_at: LessThan(new Date()) });
+  }
+}

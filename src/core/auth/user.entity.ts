@@ -1,0 +1,25 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('users')
+export class UserEntity {
+  @PrimaryGeneratedColumn() uid: number;
+  @Column({ type: 'varchar', length: 64 }) login: string;
+  @Column({ type: 'varchar', length: 128 }) name: string;
+  @Column({ type: 'integer', default: 100 }) role: number;
+  @Column({ type: 'integer', default: 0 }) active: number;
+  @Column({ type: 'varchar', length: 255 }) password_hash: string;
+  @Column({ type: 'datetime', precision: 3 }) created_at: Date;
+  @Column({ type: 'datetime', precision: 3, nullable: true }) last_login: Date | null;
+}
+
+@Entity('sessions')
+export class SessionEntity {
+  @PrimaryGeneratedColumn() Id: number;
+  @Column({ type: 'integer' }) uid: number;
+  @Column({ type: 'varchar', length: 64 }) token_digest: string;
+  @Column({ type: 'datetime', precision: 3 }) created_at: Date;
+  @Column({ type: 'datetime', precision: 3 }) expires_at: Date;
+  @Column({ type: 'datetime', precision: 3 }) last_seen: Date;
+  @Column({ type: 'varchar', length: 64, default: '' }) ip: string;
+  @Column({ type: 'varchar', length: 190, default: '' }) user_agent: string;
+}

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { ListArgs, UserSaveArgs, type Paged, type UserView } from '../../contracts/auth.js';
+import { Role } from '../../contracts/roles.js';
+import { Rpc, type RpcContext } from '../rpc/rpc.decorator.js';
+import { badRequest, notFound } from '../errors.js';
+import { AuthService, hashPassword } from './auth.service.js';
+import { UserEntity } from './user.entity.js';
+import type { z } from 'zod';
+
+export const toUserView = (u: UserEntity): UserView => ({
+  uid: u.uid, login: u.login, name: u.name, role: u.role, active: u.active,
+  created_at: u.created_at.toISOString(), last_login: u.last_login?.toISOString() ?? null,
+});
+
+/** Users admin (beyond the spec, needed to run it): list, activate, set role, rename, reset password. */
+@Injectable()
+export class UsersService {
+  constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>, private readonly auth: AuthService) {}
+
+  @Rpc('user.getList', { role: Role.admin, input: ListArgs, summary: 'Users, newest first: {list, count, page, limit}; never any password material' })
+  async getList(q: z.output<typeof ListArgs>): Promise<Paged<UserView>> {
+    const [rows, count] = await this.users.findAndCount({ order: { uid: 'DESC' }, skip: (q.page - 1) * q.limit, take: q.limit });
+    return { list: rows.map(toUserView), count, page: q.page, limit: q.limit };
+  }
+
+  @Rpc('user.save', { role: Role.admin, write: true, input: UserSaveArgs, summary: '{uid, active?, role?, name?, password?}: activate, set role, rename or reset the password' })
+  async save(a: UserSaveArgs, ctx: RpcContext): Promise<UserView> {
+    const user = await this.users.findOne({ where: { uid: a.uid } });
+    if (!user) throw notFound(`User ${a.uid} not found`);
+    const self = user.uid === ctx.actor.uid;
+    if (self && a.active === 0) throw badRequest('You cannot deactivate your own account', { active: 'You cannot deactivate your own account' });
+    if (self && a.role !== undefined && a.role > user.role) throw badRequest('You cannot lower your own role', { role: 'You cannot lower your own role' });
+    const patch: Partial<UserEntity> = {};
+    if (a.active !== undefined) patch.active = a.active;
+    if (a.role !== undefined) patch.role = a.role;
+    if (a.name !== undefined) patch.name = a.name;
+    if (a.password !== undefined) patch.password_hash = await hashPassword(a.password);
+    if (Object.keys(patch).length) await this.users.update({ uid: user.uid }, patch);
+    if (patch.active === 0 || patch.password_hash) await this.auth.endSessions(user.uid);
+    return toUserView({ ...user, ...patch });
+  }
+
+  @Rpc('user.me', { role: Role.user, summary: 'The signed-in user' })
+  async me(_: unknown, ctx: RpcContext): Promise<UserView> {
+    const u = await this.users.findOne({ where: { uid: ctx.actor.uid } });
+    if (!u) throw notFound('User not found');
+    return toUserView(u);
+  }
+}

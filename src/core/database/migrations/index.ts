@@ -1,0 +1,4 @@
+import { Platform1700000000000 } from './1700000000000-platform.js';
+
+/** Every migration, in order. Areas append theirs here; they run at start. */
+export const MIGRATIONS = [Platform1700000000000];

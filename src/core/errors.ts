@@ -1,0 +1,76 @@
+import { ZodError, type ZodType, type z } from 'zod';
+import type { EnvelopeStatus, ErrorEnvelope } from '../contracts/envelope.js';
+
+/**
+ * A failure the user should read. Services throw these; the exception filter (REST) and the RPC
+ * controller (per method) turn them into an envelope and an HTTP status, in this one place.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly httpStatus: number,
+    message: string,
+    readonly status: Exclude<EnvelopeStatus, 'ok'> = 'error',
+    readonly fields?: Record<string, string>,
+  ) {
+    super(message);
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    const e: ErrorEnvelope = { status: this.status, message: this.message, code: this.httpStatus };
+    if (this.fields) e.fields = this.fields;
+    return e;
+  }
+}
+
+export const badRequest = (message: string, fields?: Record<string, string>) => new AppError(400, message, 'rules', fields);
+export const notFound = (message: string) => new AppError(404, message, 'empty');
+export const conflict = (message: string) => new AppError(409, message, 'rules');
+export const unauthorized = (message: string) => new AppError(401, message, 'error');
+export const forbidden = (message: string) => new AppError(403, message, 'error');
+export const tooMany = (message: string) => new AppError(429, message, 'error');
+/** A peer (SSH node, TLS host, external service) failed: reported, not thrown as a 500. */
+export const upstream = (message: string) => new AppError(502, message, 'http');
+
+/** Turns a zod error into a 422 'rules' failure whose message names the fields. */
+export function fromZod(err: ZodError): AppError {
+  const fields: Record<string, string> = {};
+  for (const issue of err.issues) {
+    const key = issue.path.join('.') || '_';
+    fields[key] ??= issue.message;
+  }
+  const message = Object.entries(fields)
+    .map(([k, v]) => (k === '_' ? v : `${k}: ${v}`))
+    .join('; ');
+  return new AppError(422, message, 'rules', fields);
+}
+
+/** Validates input against a schema, throwing a 422 AppError that names each bad field. */
+export function parseInput<S extends ZodType>(schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw fromZod(r.error);
+  return r.data;
+}
+
+/** Maps anything thrown into an envelope and status; unknown errors become a bare 500 (logged elsewhere). */
+export function toFailure(err: unknown): { httpStatus: number; envelope: ErrorEnvelope; unexpected: boolean } {
+  if (err instanceof AppError) return { httpStatus: err.httpStatus, envelope: err.toEnvelope(), unexpected: false };
+  if (err instanceof ZodError) {
+    const e = fromZod(err);
+    return { httpStatus: e.httpStatus, envelope: e.toEnvelope(), unexpected: false };
+  }
+  const anyErr = err as { getStatus?: () => number; getResponse?: () => unknown; message?: string; code?: string };
+  if (typeof anyErr?.getStatus === 'function') {
+    // Nest HttpException (404 route, 413 body, ...)
+    const status = anyErr.getStatus();
+    const resp = anyErr.getResponse?.() as { message?: string | string[] } | string | undefined;
+    const msg = typeof resp === 'string' ? resp : Array.isArray(resp?.message) ? resp.message.join('; ') : (resp?.message ?? anyErr.message ?? 'Error');
+    return { httpStatus: status, envelope: { status: status >= 500 ? 'error' : 'http', message: String(msg), code: status }, unexpected: status >= 500 };
+  }
+  if (anyErr?.code && /^ER_|^SQLITE_/.test(anyErr.code)) {
+    if (/DUP_ENTRY|CONSTRAINT_UNIQUE/.test(anyErr.code)) {
+      return { httpStatus: 409, envelope: { status: 'db', message: 'A record with this value already exists', code: 409 }, unexpected: false };
+    }
+    return { httpStatus: 500, envelope: { status: 'db', message: 'Database error', code: 500 }, unexpected: true };
+  }
+  return { httpStatus: 500, envelope: { status: 'error', message: 'Internal error', code: 500 }, unexpected: true };
+}
