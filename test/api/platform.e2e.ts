@@ -1,0 +1,125 @@
+import { encodeAuthKey } from '../../src/contracts/auth.js';
+import { ADMIN, startApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+beforeAll(async () => { t = await startApp(); });
+afterAll(async () => { await t?.close(); });
+
+describe(`platform on ${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'}`, () => {
+  test('health answers 200 with the database up', async () => {
+    const r = await t.rest<{ status: string; result: { db: string } }>(null, 'GET', '/health');
+    expect(r.status).toBe(200);
+    expect(r.body.result.db).toBe('up');
+  });
+
+  test('login answers the session values of 000 §3 and the hash works', async () => {
+    const r = await t.rest<any>(null, 'POST', '/user/auth', { key: encodeAuthKey(ADMIN.login, ADMIN.password) });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('ok');
+    expect(Object.keys(r.body.result).sort()).toEqual(['atime', 'hash', 'name', 'role', 'uid']);
+    expect(r.body.result.role).toBe(1);
+    const me = await t.rpc<any>(r.body.result.hash, 'user.me');
+    expect(me.env).toMatchObject({ status: 'ok', result: { login: ADMIN.login } });
+  });
+
+  test('wrong credentials answer 401 with a clear message', async () => {
+    const r = await t.rest<any>(null, 'POST', '/user/auth', { key: encodeAuthKey(ADMIN.login, 'nope-nope') });
+    expect(r.status).toBe(401);
+    expect(r.body).toMatchObject({ status: 'error', message: 'Wrong login or password' });
+  });
+
+  test('repeated failures for one login are throttled with 429', async () => {
+    const key = encodeAuthKey('victim', 'wrong-password');
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await t.rest(null, 'POST', '/user/auth', { key })).status);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses[5]).toBe(429);
+  });
+
+  test('credentials are never accepted in a URL', async () => {
+    const r = await t.rest<any>(null, 'GET', `/user/auth?key=${encodeAuthKey(ADMIN.login, ADMIN.password)}`);
+    expect(r.status).toBe(405);
+    expect(r.body.status).not.toBe('ok');
+  });
+
+  test('register creates an inactive role-100 account that cannot sign in until activated', async () => {
+    const reg = await t.rest<any>(null, 'POST', '/user/register', { login: 'newbie', name: 'New Bie', password: 'newbie-pass-1' });
+    expect(reg.body.status).toBe('ok');
+    const denied = await t.rest<any>(null, 'POST', '/user/auth', { key: encodeAuthKey('newbie', 'newbie-pass-1') });
+    expect(denied.status).toBe(401);
+    expect(denied.body.message).toMatch(/not active/);
+    const admin = await t.session(1);
+    const list = await t.rpc<any>(admin.hash, 'user.getList', {});
+    const row = list.env.status === 'ok' && list.env.result.list.find((u: any) => u.login === 'newbie');
+    expect(row).toMatchObject({ role: 100, active: 0 });
+    expect(JSON.stringify(list.env)).not.toMatch(/password|argon/);
+    const saved = await t.rpc(admin.hash, 'user.save', { uid: row.uid, active: 1 });
+    expect(saved.env.status).toBe('ok');
+    const ok = await t.rest<any>(null, 'POST', '/user/auth', { key: encodeAuthKey('newbie', 'newbie-pass-1') });
+    expect(ok.status).toBe(200);
+    const dup = await t.rest<any>(null, 'POST', '/user/register', { login: 'newbie', name: 'x', password: 'another-pass-1' });
+    expect(dup.status).toBe(409);
+  });
+
+  test('register validates its fields with messages that name them', async () => {
+    const r = await t.rest<any>(null, 'POST', '/user/register', { login: '', name: 'x', password: 'short' });
+    expect(r.status).toBe(422);
+    expect(r.body.status).toBe('rules');
+    expect(Object.keys(r.body.fields).sort()).toEqual(['login', 'password']);
+  });
+
+  test('logout ends the session', async () => {
+    const r = await t.rest<any>(null, 'POST', '/user/auth', { key: encodeAuthKey(ADMIN.login, ADMIN.password) });
+    const hash = r.body.result.hash;
+    expect((await t.rpc(hash, 'user.me')).status).toBe(200);
+    expect((await t.rest(hash, 'POST', '/user/logout')).status).toBe(200);
+    expect((await t.rpc(hash, 'user.me')).status).toBe(401);
+  });
+
+  test('an RPC batch answers one envelope per method in order; one failure does not fail the others', async () => {
+    const { hash } = await t.session(1);
+    const r = await t.rest<any[]>(hash, 'POST', '', { methods: ['user.me', 'no.such.method', 'user.save', 'audit.getList'], args: [null, {}, { uid: 'x' }, { limit: 5 }], host: 0 });
+    expect(r.status).toBe(200);
+    expect(r.body.map((e) => e.status)).toEqual(['ok', 'error', 'rules', 'ok']);
+    expect(r.body[1].message).toBe('Unknown method: no.such.method');
+    expect(r.body[2].fields).toHaveProperty('uid');
+  });
+
+  test('bad input answers 4xx envelopes, never a stack trace', async () => {
+    const { hash } = await t.session(1);
+    const malformed = await fetch(`${t.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json', User: hash }, body: '{"methods": [' });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ status: 'parse' });
+    const big = await fetch(`${t.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json', User: hash }, body: JSON.stringify({ methods: ['user.me'], args: ['x'.repeat(2_000_000)] }) });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ status: 'http' });
+    const wrongType = await t.rest<any>(hash, 'POST', '', { methods: 'user.me' });
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.body.message).toMatch(/methods/);
+    const unknown = await t.rest<any>(hash, 'GET', '/definitely/not/here');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.status).toBe('http');
+    for (const body of [malformed, big]) expect(JSON.stringify(body)).not.toMatch(/at .*\.js:\d+/);
+  });
+
+  test('state-changing calls are audited with secrets masked', async () => {
+    const { hash } = await t.session(1);
+    const reg = await t.rest<any>(null, 'POST', '/user/register', { login: 'audited', name: 'A', password: 'secret-pass-99' });
+    await t.rpc(hash, 'user.save', { uid: reg.body.result.uid, password: 'another-secret-1' });
+    const r = await t.rpc<any>(hash, 'audit.getList', { method: 'user.save' });
+    expect(r.env.status).toBe('ok');
+    const row = r.env.status === 'ok' && r.env.result.list[0];
+    expect(row).toMatchObject({ method: 'user.save', login: ADMIN.login, outcome: 'ok' });
+    expect(row.args).toContain('***');
+    const all = JSON.stringify((await t.rpc<any>(hash, 'audit.getList', { limit: 500 })).env);
+    expect(all).not.toContain('another-secret-1');
+    expect(all).not.toContain('secret-pass-99');
+    expect(all).toContain('POST /api/user/register');
+  });
+
+  test('an admin cannot lock themselves out', async () => {
+    const s = await t.session(1);
+    const r = await t.rpc<any>(s.hash, 'user.save', { uid: s.uid, active: 0 });
+    expect(r.env.status).toBe('rules');
+  });
+});
