@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The whole test run (npm test): installs what the tests need on this machine, builds, then runs the
+# unit, API (SQLite, then MariaDB) and browser suites, and prints one closing line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NODE_OPTIONS=--experimental-vm-modules
+results=$(mktemp -d)
+
+need_apt=()
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+[ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
+command -v openssl >/dev/null || need_apt+=(openssl)
+command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "== installing system packages: ${need_apt[*]}"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  fi
+fi
+
+# MariaDB for the second API pass: start it when installed but not running.
+if [ -z "${TEST_DATABASE_URL:-}" ]; then
+  if ! mariadb -uroot -h127.0.0.1 -e 'select 1' >/dev/null 2>&1; then
+    echo "== starting MariaDB"
+    mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld 2>/dev/null || true
+    start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd 2>/dev/null || true
+    for _ in $(seq 1 30); do mariadb -uroot -h127.0.0.1 -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
+  fi
+  mariadb -uroot -h127.0.0.1 -e 'select 1' >/dev/null 2>&1 && MYSQL_URL=mysql://root@127.0.0.1:3306/test
+else
+  MYSQL_URL=$TEST_DATABASE_URL
+fi
+
+echo "== build (server and UI) and type checks"
+npm run build || { echo "0 passed, 1 failed"; exit 1; }
+npm run typecheck || { echo "0 passed, 1 failed"; exit 1; }
+
+status=0
+run() { # name, project, extra env...
+  local name=$1 project=$2; shift 2
+  echo "== $name"
+  env "$@" npx jest --selectProjects "$project" --json --outputFile="$results/$name.json" || status=1
+}
+run unit unit
+run api-sqlite api
+if [ -n "${MYSQL_URL:-}" ]; then
+  run api-mariadb api TEST_DATABASE_URL="$MYSQL_URL"
+else
+  echo "!! MariaDB is not reachable: the MariaDB pass cannot run"; status=1
+fi
+run browser browser
+
+node -e '
+  const fs = require("fs"), dir = process.argv[1];
+  let p = 0, f = 0;
+  for (const file of fs.readdirSync(dir)) {
+    const r = JSON.parse(fs.readFileSync(dir + "/" + file, "utf8"));
+    p += r.numPassedTests; f += r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
+    console.log(`${file.replace(".json", "")}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+  }
+  console.log(`${p} passed, ${f} failed`);
+' "$results"
+rm -rf "$results"
+exit $status
