@@ -1,0 +1,50 @@
+/** Shared pieces of the benchmarks: start the real app, sign in, run autocannon, write results. */
+import 'reflect-metadata';
+import autocannon from 'autocannon';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../config/config.js';
+import { createApp } from '../src/bootstrap.js';
+import { JsonLogger } from '../src/core/logger.js';
+import { encodeAuthKey } from '../src/contracts/auth.js';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+export async function startBenchApp(env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'console-bench-'));
+  const cfg = loadConfig({ DATA_DIR: dataDir, ADMIN_PASSWORD: 'bench-password-1', LOG_LEVEL: 'error', CRON_ENABLED: '0', UI_DIR: join(ROOT, 'dist', 'ui'), ...env });
+  const app = await createApp(cfg, new JsonLogger('error'));
+  await app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  const auth = await fetch(`${url}/api/user/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: encodeAuthKey('admin', 'bench-password-1') }) });
+  const hash = ((await auth.json()) as { result: { hash: string } }).result.hash;
+  return { app, url, hash, close: async () => { await app.close(); rmSync(dataDir, { recursive: true, force: true }); } };
+}
+
+export interface LoadResult { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+
+export async function load(opts: autocannon.Options): Promise<LoadResult> {
+  const r = await autocannon({ connections: 20, duration: 10, ...opts });
+  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+export const machine = () => `${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
+
+/** Replaces (or appends) this benchmark's section of bench/README.md. */
+export function writeSection(name: string, markdown: string) {
+  const file = join(ROOT, 'bench', 'README.md');
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const doc = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  writeFileSync(file, i >= 0 && j > i ? doc.slice(0, i) + block + doc.slice(j + end.length) : `${doc.trimEnd()}\n\n${block}\n`);
+  console.log(markdown);
+}
