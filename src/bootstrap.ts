@@ -40,6 +40,5 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
   const adapter = new AuthedSocketAdapter(app, cfg.redisUrl);
   await adapter.connectRedis();
   app.useWebSocketAdapter(adapter);
-  app.enableShutdownHooks();
   return app;
 }
