@@ -1,6 +1,7 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 
 @Entity('users')
+@Unique('UQ_users_login', ['login'])
 export class UserEntity {
   @PrimaryGeneratedColumn() uid: number;
   @Column({ type: 'varchar', length: 64 }) login: string;
@@ -13,9 +14,14 @@ export class UserEntity {
 }
 
 @Entity('sessions')
+@Unique('UQ_sessions_token', ['token_digest'])
 export class SessionEntity {
   @PrimaryGeneratedColumn() Id: number;
+  @Index('IDX_sessions_uid')
   @Column({ type: 'integer' }) uid: number;
+  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE', createForeignKeyConstraints: true })
+  @JoinColumn({ name: 'uid', foreignKeyConstraintName: 'FK_sessions_user' })
+  user?: UserEntity;
   @Column({ type: 'varchar', length: 64 }) token_digest: string;
   @Column({ type: 'datetime', precision: 3 }) created_at: Date;
   @Column({ type: 'datetime', precision: 3 }) expires_at: Date;

@@ -28,26 +28,26 @@ export class Platform1700000000000 implements MigrationInterface {
         col.time('created_at', { isNullable: false }),
         col.time('expires_at', { isNullable: false }),
         col.time('last_seen', { isNullable: false }),
-        col.str('ip', 64),
-        col.str('user_agent', 190),
+        col.str('ip', 64, { default: "''" }),
+        col.str('user_agent', 190, { default: "''" }),
       ],
       uniques: [{ name: 'UQ_sessions_token', columnNames: ['token_digest'] }],
       indices: [{ name: 'IDX_sessions_uid', columnNames: ['uid'] }],
-      foreignKeys: [{ name: 'FK_sessions_user', columnNames: ['uid'], referencedTableName: 'users', referencedColumnNames: ['uid'], onDelete: 'CASCADE' }],
+      foreignKeys: [{ name: 'FK_sessions_user', columnNames: ['uid'], referencedTableName: 'users', referencedColumnNames: ['uid'], onDelete: 'CASCADE', onUpdate: 'NO ACTION' }],
     }));
     await q.createTable(new Table({
       name: 'audit_log',
       columns: [
         col.id(),
         col.time('ts', { isNullable: false }),
-        col.int('uid', { isNullable: true, default: null }),
-        col.str('login', 64, { isNullable: true, default: null }),
+        col.int('uid', { isNullable: true }),
+        col.str('login', 64, { isNullable: true }),
         col.str('method', 190),
         col.text('args'),
         col.str('outcome', 8),
         col.text('message'),
-        col.str('ip', 64, { isNullable: true, default: null }),
-        col.int('duration_ms'),
+        col.str('ip', 64, { isNullable: true }),
+        col.int('duration_ms', { default: 0 }),
       ],
       indices: [
         { name: 'IDX_audit_ts', columnNames: ['ts'] },
@@ -56,7 +56,7 @@ export class Platform1700000000000 implements MigrationInterface {
     }));
     await q.createTable(new Table({
       name: 'leases',
-      columns: [col.str('name', 190, { isPrimary: true, default: undefined }), col.str('owner', 64), col.int('until', { type: 'bigint' })],
+      columns: [col.str('name', 190, { isPrimary: true }), col.str('owner', 64), col.int('until', { type: 'bigint' })],
     }));
   }
 
