@@ -16,6 +16,7 @@ import { EnvelopeExceptionFilter } from './http/exception.filter.js';
 import { RpcController } from './rpc/rpc.controller.js';
 import { RpcRegistry } from './rpc/rpc.registry.js';
 import { LeaseService } from './lease.service.js';
+import { RealtimeService } from './realtime/realtime.service.js';
 
 /** What every area uses: auth and roles, the RPC registry, audit, the envelope, leases. */
 @Global()
@@ -23,12 +24,12 @@ import { LeaseService } from './lease.service.js';
   imports: [DiscoveryModule, TypeOrmModule.forFeature([UserEntity, SessionEntity, AuditEntity])],
   controllers: [AuthController, HealthController, RpcController],
   providers: [
-    AuthService, UsersService, AuditService, AuditRpc, RpcRegistry, LeaseService,
+    AuthService, UsersService, AuditService, AuditRpc, RpcRegistry, LeaseService, RealtimeService,
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
   ],
-  exports: [AuthService, AuditService, RpcRegistry, LeaseService],
+  exports: [AuthService, AuditService, RpcRegistry, LeaseService, RealtimeService],
 })
 export class CoreModule {}
