@@ -1,0 +1,188 @@
+import { useEffect, useRef, useSyncExternalStore } from 'react';
+import { io, type Socket } from 'socket.io-client';
+import {
+  API_TIMEOUT_MS, SOCKET_CLIENT_STATUS, SOCKET_RECONNECT_ATTEMPTS, SOCKET_RECONNECT_MS, TIMEOUT_MESSAGE, TIMEOUT_STATUS,
+} from '../../contracts/constants.js';
+import type { ServerEvents } from '../../contracts/events.js';
+import { ApiError } from './http.js';
+import { getHash } from './session.js';
+
+/**
+ * The one socket.io connection of the tab (000 §4 "Realtime"): same origin, handshake
+ * `auth: {hash, status: 'moder'}`, reconnects every 3 s for up to 10 attempts, and queues messages
+ * until the connection is open. Re-created when the session hash changes; closed on logout.
+ */
+export type SocketStatus = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'failed';
+
+type Handler = (...args: unknown[]) => void;
+
+let socket: Socket | null = null;
+let socketHash: string | null = null;
+let status: SocketStatus = 'idle';
+let lastError = '';
+let manualAttempts = 0;
+let manualTimer: ReturnType<typeof setTimeout> | undefined;
+const queue: Array<(s: Socket) => void> = [];
+const handlers = new Map<string, Set<Handler>>();
+const statusListeners = new Set<() => void>();
+
+function setStatus(s: SocketStatus) {
+  if (s === status) return;
+  status = s;
+  for (const l of statusListeners) l();
+}
+
+function flush(s: Socket) {
+  while (queue.length && s.connected) queue.shift()!(s);
+}
+
+/** A refusal by the server's middleware (no or expired session) is not retried by socket.io itself. */
+function retryManually(s: Socket) {
+  clearTimeout(manualTimer);
+  if (manualAttempts >= SOCKET_RECONNECT_ATTEMPTS) {
+    setStatus('failed');
+    return;
+  }
+  manualAttempts++;
+  setStatus('reconnecting');
+  manualTimer = setTimeout(() => {
+    if (socket === s && !s.connected) s.connect();
+  }, SOCKET_RECONNECT_MS);
+}
+
+/** The socket for the current session (created on first use), or null when logged out. */
+export function getSocket(): Socket | null {
+  const hash = getHash();
+  if (!hash) {
+    closeSocket();
+    return null;
+  }
+  if (socket && socketHash === hash) return socket;
+  closeSocket();
+  socketHash = hash;
+  manualAttempts = 0;
+  const s = io({
+    path: '/socket.io',
+    transports: ['websocket'],
+    auth: { hash, status: SOCKET_CLIENT_STATUS },
+    reconnection: true,
+    reconnectionDelay: SOCKET_RECONNECT_MS,
+    reconnectionDelayMax: SOCKET_RECONNECT_MS,
+    randomizationFactor: 0,
+    reconnectionAttempts: SOCKET_RECONNECT_ATTEMPTS,
+  });
+  socket = s;
+  setStatus('connecting');
+  s.on('connect', () => {
+    manualAttempts = 0;
+    lastError = '';
+    setStatus('connected');
+    flush(s);
+  });
+  s.on('disconnect', (reason) => {
+    if (socket !== s) return;
+    if (reason === 'io client disconnect') return;
+    if (reason === 'io server disconnect') retryManually(s);
+    else setStatus('reconnecting');
+  });
+  s.on('connect_error', (err) => {
+    if (socket !== s) return;
+    lastError = err.message;
+    if (s.active) setStatus('reconnecting');
+    else retryManually(s);
+  });
+  s.io.on('reconnect_failed', () => {
+    if (socket === s) setStatus('failed');
+  });
+  s.onAny((event: string, ...args: unknown[]) => {
+    for (const h of handlers.get(event) ?? []) h(...args);
+  });
+  return s;
+}
+
+/** Closes the connection (logout) and drops queued messages. */
+export function closeSocket() {
+  clearTimeout(manualTimer);
+  queue.length = 0;
+  if (socket) {
+    const s = socket;
+    socket = null;
+    socketHash = null;
+    s.removeAllListeners();
+    s.io.removeAllListeners();
+    s.disconnect();
+  }
+  setStatus('idle');
+}
+
+/** Sends a message now, or once connected (000 §4: messages are queued until the connection opens). */
+export function emit(event: string, ...args: unknown[]) {
+  const s = getSocket();
+  if (!s) return;
+  if (s.connected) s.emit(event, ...args);
+  else queue.push((c) => c.emit(event, ...args));
+}
+
+/**
+ * Sends a message and waits for the server's acknowledgement (a @SubscribeMessage return value).
+ * Rejects with ApiError 'Time wait end' (-1) after the time-out (30 s by default).
+ */
+export function request<T = unknown>(event: string, payload?: unknown, timeoutMs = API_TIMEOUT_MS): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const s = getSocket();
+    if (!s) return reject(new ApiError({ status: 'error', message: 'Not signed in', code: 401 }));
+    let done = false;
+    const timer = setTimeout(() => {
+      done = true;
+      reject(new ApiError({ status: TIMEOUT_STATUS, message: TIMEOUT_MESSAGE }));
+    }, timeoutMs);
+    const send = (c: Socket) =>
+      c.emit(event, payload ?? {}, (answer: T) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        resolve(answer);
+      });
+    if (s.connected) send(s);
+    else queue.push(send);
+  });
+}
+
+/** Listens to a server event (typed for the events of src/contracts/events.ts); returns the unsubscribe. */
+export function on<K extends keyof ServerEvents>(event: K, handler: (payload: ServerEvents[K]) => void): () => void;
+export function on(event: string, handler: (...args: any[]) => void): () => void;
+export function on(event: string, handler: Handler): () => void {
+  getSocket();
+  let set = handlers.get(event);
+  if (!set) handlers.set(event, (set = new Set()));
+  set.add(handler);
+  return () => {
+    set!.delete(handler);
+  };
+}
+
+export const getSocketStatus = () => status;
+export const getSocketError = () => lastError;
+function subscribeStatus(l: () => void) {
+  statusListeners.add(l);
+  return () => {
+    statusListeners.delete(l);
+  };
+}
+
+/** The connection state, for an indicator. Connects when called while signed in. */
+export function useSocketStatus(): SocketStatus {
+  useEffect(() => {
+    getSocket();
+  }, []);
+  return useSyncExternalStore(subscribeStatus, getSocketStatus, getSocketStatus);
+}
+
+/** Subscribes to a server event for the component's lifetime; the latest handler is always called. */
+export function useSocketEvent<K extends keyof ServerEvents>(event: K, handler: (payload: ServerEvents[K]) => void): void;
+export function useSocketEvent(event: string, handler: (...args: any[]) => void): void;
+export function useSocketEvent(event: string, handler: Handler): void {
+  const ref = useRef(handler);
+  ref.current = handler;
+  useEffect(() => on(event, (...args: unknown[]) => ref.current(...args)), [event]);
+}

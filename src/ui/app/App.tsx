@@ -1,0 +1,125 @@
+import { Component, Suspense, useEffect, useMemo, type ErrorInfo, type ReactNode } from 'react';
+import Alert from 'react-bootstrap/Alert';
+import Button from 'react-bootstrap/Button';
+import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
+import { setUnauthorizedHandler } from '../api/http.js';
+import { useSession } from '../api/hooks.js';
+import { setInpoint } from '../api/session.js';
+import { useSocketStatus, type SocketStatus } from '../api/socket.js';
+import { Layout } from '../kit/Layout.js';
+import { useDocumentTitle } from '../kit/PageTitle.js';
+import { Loading } from '../kit/states.js';
+import { visibleMenu, routeAllowed, routeTitle } from './menu.js';
+import { ForbiddenPage } from './pages/ForbiddenPage.js';
+import { NotFoundPage } from './pages/NotFoundPage.js';
+import { routes, type AppRoute } from './routes.js';
+
+const LIVE_LABEL: Record<SocketStatus, string> = {
+  idle: 'offline',
+  connecting: 'connecting',
+  connected: 'live',
+  reconnecting: 'reconnecting',
+  failed: 'offline',
+};
+
+/** Realtime connection state in the top bar (connects the tab's socket while signed in). */
+function LiveIndicator() {
+  const status = useSocketStatus();
+  return (
+    <span className={`app-live app-live-${status}`} title={`Realtime: ${LIVE_LABEL[status]}`} data-status={status}>
+      <span className="app-live-dot" />
+      <span className="d-none d-sm-inline">{LIVE_LABEL[status]}</span>
+    </span>
+  );
+}
+
+/** Not signed in: remember where the user wanted to go (000 §4 inpoint), then /auth. */
+function ToAuth() {
+  const loc = useLocation();
+  const navigate = useNavigate();
+  useEffect(() => {
+    setInpoint(loc.pathname + loc.search + loc.hash);
+    navigate('/auth', { replace: true });
+  }, [loc.pathname, loc.search, loc.hash, navigate]);
+  return null;
+}
+
+function Guarded({ route }: { route: AppRoute }) {
+  const session = useSession();
+  useDocumentTitle(routeTitle(route));
+  if (route.public) return route.element;
+  if (!session) return <ToAuth />;
+  if (!routeAllowed(session.role, route.path)) return <ForbiddenPage />;
+  return route.element;
+}
+
+function RequireLogin({ children }: { children: ReactNode }) {
+  const session = useSession();
+  return session ? <>{children}</> : <ToAuth />;
+}
+
+/** A page that failed to load or render: its message and a reload button, not a blank screen. */
+class PageErrorBoundary extends Component<{ children: ReactNode; resetKey: string }, { error: Error | null }> {
+  state = { error: null as Error | null };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  componentDidCatch(error: Error, info: ErrorInfo) {
+    console.error(error, info.componentStack);
+  }
+  componentDidUpdate(prev: { resetKey: string }) {
+    if (prev.resetKey !== this.props.resetKey && this.state.error) this.setState({ error: null });
+  }
+  render() {
+    if (!this.state.error) return this.props.children;
+    return (
+      <Alert variant="danger">
+        <div className="fw-semibold mb-1">This page failed</div>
+        <div className="small mb-2">{this.state.error.message}</div>
+        <Button size="sm" variant="outline-danger" onClick={() => location.reload()}>
+          Reload
+        </Button>
+      </Alert>
+    );
+  }
+}
+
+function Shell() {
+  const session = useSession();
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  useEffect(() => {
+    setUnauthorizedHandler(() => navigate('/auth', { replace: true }));
+  }, [navigate]);
+  const menu = useMemo(() => (session ? visibleMenu(session.role, routes) : []), [session]);
+  const user = session ? { name: session.name, role: session.role } : null;
+  return (
+    <Layout menu={menu} user={user} topExtra={session ? <LiveIndicator /> : null}>
+      <PageErrorBoundary resetKey={pathname}>
+        <Suspense fallback={<Loading />}>
+          <Routes>
+            {routes.map((r) => (
+              <Route key={r.path} path={r.path} element={<Guarded route={r} />} />
+            ))}
+            <Route
+              path="*"
+              element={
+                <RequireLogin>
+                  <NotFoundPage />
+                </RequireLogin>
+              }
+            />
+          </Routes>
+        </Suspense>
+      </PageErrorBoundary>
+    </Layout>
+  );
+}
+
+export function App() {
+  return (
+    <BrowserRouter>
+      <Shell />
+    </BrowserRouter>
+  );
+}

@@ -1,0 +1,34 @@
+import type { ReactElement } from 'react';
+import { lazyPage } from './lazyPage.js';
+
+/**
+ * THE route table: router, menu and role checks all read it. One line per page:
+ *
+ *   { path: '/srv/srv_map', element: lazyPage(() => import('../areas/srv/SrvMapPage.js')) },
+ *
+ * - The role a route needs comes from roleForPath() in src/contracts/menu.ts (never set here).
+ * - A MENU item (src/contracts/menu.ts) is shown once a route with exactly its path exists here and
+ *   the user's role allows it.
+ * - `title` is the tab title; when missing, the MENU label of the path is used.
+ * - `public: true` only for screens reachable without a session.
+ * - Paths use react-router syntax: '/cfg/app_cron/edit/:Id', '/monitor/:cat'.
+ */
+export interface AppRoute {
+  path: string;
+  element: ReactElement;
+  title?: string;
+  public?: boolean;
+}
+
+export const routes: AppRoute[] = [
+  { path: '/', element: lazyPage(() => import('./pages/HomePage.js')), title: 'Home' },
+  { path: '/auth', element: lazyPage(() => import('../areas/auth/AuthPage.js')), title: 'Sign in', public: true },
+  { path: '/register', element: lazyPage(() => import('../areas/auth/RegisterPage.js')), title: 'Register', public: true },
+  { path: '/logout', element: lazyPage(() => import('./pages/LogoutPage.js')), title: 'Logout', public: true },
+
+  // Admin
+  { path: '/users', element: lazyPage(() => import('../areas/admin/UsersPage.js')), title: 'Users' },
+  { path: '/audit', element: lazyPage(() => import('../areas/admin/AuditPage.js')), title: 'Audit' },
+
+  // Areas: add one line per page below.
+];

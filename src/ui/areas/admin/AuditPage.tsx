@@ -1,0 +1,5 @@
+import { PageTitle } from '../../kit/PageTitle.js';
+
+export default function AuditPage() {
+  return <PageTitle title="Audit" />;
+}

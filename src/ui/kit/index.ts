@@ -1,0 +1,16 @@
+/** The shared UI kit: layout, notifications, alerts, modal, confirm, paginated table, fields, states. */
+export { Layout, type LayoutProps, type LayoutUser } from './Layout.js';
+export { Notifications, notify, useNotify, type Notifier, type NotifyType } from './notify.js';
+export { AlertArea, pageAlerts, useAlertArea, type AlertVariant, type PageAlert } from './alerts.js';
+export { AppModal, type AppModalProps } from './AppModal.js';
+export { ConfirmButton, type ConfirmButtonProps, type ConfirmChoice } from './ConfirmButton.js';
+export { PaginatedTable, Pager, usePageParam, useQueryParam, type Column, type PaginatedTableProps, type PagerProps } from './pagination.js';
+export {
+  SelectField, SwitchField, TextField, useFieldErrors, validate,
+  type FieldErrors, type SelectFieldProps, type SelectOption, type SwitchFieldProps, type TextFieldProps,
+} from './fields.js';
+export { EmptyState, ErrorAlert, Loading } from './states.js';
+export { PageTitle, useDocumentTitle } from './PageTitle.js';
+export { useAction } from './useAction.js';
+export { MOBILE_QUERY, useIsMobile, useMediaQuery } from './media.js';
+export { APP_NAME, APP_SHORT } from './brand.js';
