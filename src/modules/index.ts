@@ -1,2 +1,5 @@
 /** Every area module, one per spec area. Each area appends its module here. */
-export const AREA_MODULES = [];
+import { CfgConfigsModule } from './cfg-configs/cfg-configs.module.js';
+import { SrvModule } from './srv/srv.module.js';
+
+export const AREA_MODULES = [SrvModule, CfgConfigsModule];

@@ -1,4 +1,5 @@
 import { Platform1700000000000 } from './1700000000000-platform.js';
+import { Srv1710000000000 } from './1710000000000-srv.js';
 
 /** Every migration, in order. Areas append theirs here; they run at start. */
-export const MIGRATIONS = [Platform1700000000000];
+export const MIGRATIONS = [Platform1700000000000, Srv1710000000000];

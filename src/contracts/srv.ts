@@ -1,0 +1,322 @@
+/**
+ * Servers and cluster (000 §2 "Server and cluster", §3 Server, SSL host, Cluster config, Domain):
+ * shapes, input schemas and labels shared by the server and the UI.
+ */
+import { z } from 'zod';
+import { NGINX_UPSTREAM, SSH_DEFAULT_PORT, SSL_ALERT_DAYS } from './constants.js';
+
+// ---------------------------------------------------------------------------------------------
+// Server types and labels (000 §3)
+
+export const SERVER_TYPES = {
+  0: 'Server',
+  1: 'Proxy',
+  2: 'WEB cluster',
+  3: 'Search',
+  4: 'Data',
+  5: 'DB cache',
+  6: 'DB',
+  8: 'WEB',
+  9: 'Node',
+  10: 'MemCache',
+} as const satisfies Record<number, string>;
+export type ServerType = keyof typeof SERVER_TYPES;
+export const SERVER_TYPE_IDS = Object.keys(SERVER_TYPES).map(Number) as ServerType[];
+export const serverTypeName = (t: number): string => (SERVER_TYPES as Record<number, string>)[t] ?? `Type ${t}`;
+
+/** Type 0: a physical placement, the parent (`cod`) of the other servers. */
+export const PARENT_TYPE = 0;
+/** Type 1 (Proxy) carries the firewall-log toggle `read_nginx_log_firewall`. */
+export const PROXY_TYPE = 1;
+/** Type 2 (WEB cluster) carries `cluster_key`. */
+export const WEB_CLUSTER_TYPE = 2;
+/** Type 4 (Data) carries `number_in_nginx`. */
+export const DATA_TYPE = 4;
+/** Web servers (type 8, WEB) carry the balancer switch `balance_web` and feed the nginx upstream. */
+export const WEB_TYPE = 8;
+/** Group name for servers whose parent is unknown (000 §2). */
+export const FREE_GROUP = 'FREE';
+
+/** balance_db, balance_cache, balance_memcache (000 §3). */
+export const BALANCE_ROLES = { 0: 'Not used', 1: 'Master', 2: 'Slave' } as const satisfies Record<number, string>;
+
+// ---------------------------------------------------------------------------------------------
+// Server: what the API answers (never any secret) and what it accepts
+
+export interface ServerView {
+  Id: number;
+  type: number;
+  /** Parent id: a server of type 0; 0 or an unknown id puts the server under FREE. */
+  cod: number;
+  name: string;
+  status: number;
+  ip: string;
+  ip_local: string;
+  sshlogin: string;
+  sshport: number;
+  number_in_nginx: number;
+  balance_db: number;
+  balance_cache: number;
+  balance_memcache: number;
+  balance_web: number;
+  read_nginx_log_firewall: number;
+  /** Whether a password / private key / cluster key is stored (the values never leave the server). */
+  has_sshpass: boolean;
+  has_sshkey: boolean;
+  has_cluster_key: boolean;
+  /** Pinned SSH host key (OpenSSH SHA256 fingerprint) and a refused, different one waiting for an admin. */
+  host_key: string | null;
+  host_key_pending: string | null;
+}
+
+export interface ServerTypeGroup {
+  type: number;
+  type_name: string;
+  list: ServerView[];
+}
+export interface ServerGroup {
+  /** The parent's Id, or null for FREE. */
+  Id: number | null;
+  /** The parent's name, or 'FREE'. */
+  name: string;
+  parent: ServerView | null;
+  types: ServerTypeGroup[];
+}
+export interface ServersMap {
+  groups: ServerGroup[];
+  count: number;
+}
+
+const NAME_MAX = 128;
+const LOGIN_MAX = 64;
+const SECRET_MAX = 16_384;
+
+const int = (min: number, max: number, label: string) =>
+  z.coerce.number({ error: `${label} must be a number` }).int(`${label} must be a whole number`).min(min, `${label} is at least ${min}`).max(max, `${label} is at most ${max}`);
+const flag = (label: string) =>
+  z.union([z.boolean(), z.coerce.number()]).transform((v) => (v === true ? 1 : v === false ? 0 : v)).pipe(z.union([z.literal(0), z.literal(1)], { error: `${label} must be 0 or 1` }));
+const choice = (values: readonly number[], label: string) =>
+  z.coerce.number({ error: `${label} must be a number` }).refine((v) => values.includes(v), `${label} must be one of ${values.join(', ')}`);
+
+/** An IPv4 or IPv6 address, or empty (not set). */
+export const addressField = (label: string) =>
+  z.string().trim().max(64).refine((v) => v === '' || z.ipv4().safeParse(v).success || z.ipv6().safeParse(v).success, `${label} must be an IPv4 or IPv6 address`);
+
+export const serverIdField = z.coerce.number({ error: 'Id must be a number' }).int('Id must be a whole number').positive('Id must be positive');
+
+/**
+ * srv.save_server / POST /srv/save_server. Without Id: a new server (name and type required).
+ * With Id: only the fields given change ({Id, status}, {Id, read_nginx_log_firewall}, {Id, balance_web}
+ * or the whole form). Secrets: a non-empty `sshpass` / `sshkey` / `cluster_key` replaces the stored one,
+ * empty or absent keeps it, `*_clear: true` removes it.
+ */
+export const ServerSaveArgs = z
+  .object({
+    Id: serverIdField.optional(),
+    name: z.string().trim().min(1, 'Name is required').max(NAME_MAX, `Name is at most ${NAME_MAX} characters`).optional(),
+    type: choice(SERVER_TYPE_IDS, 'Type').optional(),
+    cod: int(0, 2_147_483_647, 'Parent').optional(),
+    status: flag('Status').optional(),
+    ip: addressField('IP').optional(),
+    ip_local: addressField('Local IP').optional(),
+    sshlogin: z.string().trim().max(LOGIN_MAX, `SSH login is at most ${LOGIN_MAX} characters`).regex(/^[A-Za-z0-9._-]*$/, 'SSH login may hold letters, digits and . _ -').optional(),
+    sshport: int(1, 65535, 'SSH port').optional(),
+    sshpass: z.string().max(1024, 'SSH password is at most 1024 characters').optional(),
+    sshpass_clear: z.boolean().optional(),
+    sshkey: z.string().max(SECRET_MAX, 'Private key is too long').optional(),
+    sshkey_pass: z.string().max(1024).optional(),
+    sshkey_clear: z.boolean().optional(),
+    cluster_key: z.string().max(1024, 'Cluster key is at most 1024 characters').optional(),
+    cluster_key_clear: z.boolean().optional(),
+    number_in_nginx: int(0, 1_000_000, 'Number in nginx').optional(),
+    balance_db: choice([0, 1, 2], 'DB balance').optional(),
+    balance_cache: choice([0, 1, 2], 'Cache balance').optional(),
+    balance_memcache: choice([0, 1, 2], 'MemCache balance').optional(),
+    balance_web: flag('Web balancer').optional(),
+    read_nginx_log_firewall: flag('Firewall log').optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.Id !== undefined) return;
+    if (v.name === undefined) ctx.addIssue({ code: 'custom', path: ['name'], message: 'Name is required' });
+    if (v.type === undefined) ctx.addIssue({ code: 'custom', path: ['type'], message: 'Type is required' });
+  });
+export type ServerSaveArgs = z.output<typeof ServerSaveArgs>;
+
+export const ServerIdArgs = z.object({ Id: serverIdField });
+export const ServerListArgs = z
+  .object({ type: z.union([z.coerce.number().int(), z.array(z.coerce.number().int())]).optional() })
+  .default({});
+export const ServerRemoveArgs = z.object({ Id: serverIdField, get_map: z.union([z.boolean(), z.coerce.number(), z.string()]).optional() });
+export const ServerCloneArgs = z.object({
+  clone_by: serverIdField,
+  name: z.string().trim().min(1, 'Name is required').max(NAME_MAX, `Name is at most ${NAME_MAX} characters`).optional(),
+});
+export const AcceptHostKeyArgs = z.object({
+  Id: serverIdField,
+  /** The fingerprint the admin was shown; the key is accepted only if it is still the one offered. */
+  fingerprint: z.string().max(128).optional(),
+});
+
+/** 'Connectn OK' answer of the SSH test. Failures are error envelopes (502 'http') whose fields.reason is one of SshFailure. */
+export interface SshTestResult {
+  message: 'Connectn OK';
+  Id: number;
+  host: string;
+  port: number;
+  hostname: string;
+  uname: string;
+  /** Connect + authenticate + run, in ms; connect_ms is the connect and authentication part. */
+  latency_ms: number;
+  connect_ms: number;
+  fingerprint: string;
+  /** True when this connect pinned the host key (first successful connect). */
+  pinned_now: boolean;
+}
+export type SshFailure = 'refused' | 'timeout' | 'auth' | 'hostkey' | 'unreachable' | 'config' | 'error';
+
+// ---------------------------------------------------------------------------------------------
+// Nginx upstream preview (000 §9)
+
+export interface UpstreamServer { Id: number; name: string; address: string; status: number }
+export interface UpstreamPreview {
+  servers: UpstreamServer[];
+  text: string;
+}
+
+/** The nginx upstream blocks for the web servers with the balancer on; a server switched off is marked down. */
+export function renderUpstream(servers: UpstreamServer[], name = 'web'): string {
+  const { max_fails, fail_timeout, weight, ports } = NGINX_UPSTREAM;
+  return ports
+    .map((port) => {
+      const lines = servers.map((s) => `    server ${s.address.includes(':') ? `[${s.address}]` : s.address}:${port} max_fails=${max_fails} fail_timeout=${fail_timeout} weight=${weight}${s.status ? '' : ' down'}; # ${s.name}`);
+      return [`upstream ${name}_${port} {`, ...lines, '}'].join('\n');
+    })
+    .join('\n\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// SSL hosts (000 §3, §5)
+
+export interface SslHostView {
+  Id: number;
+  /** Host name or address, optionally with a port ('example.com:8443'; 443 when absent). */
+  host: string;
+  /** Whole days until the certificate expires (negative once expired); null until checked. */
+  day_last: number | null;
+  not_check: number;
+  /** Last check attempt (ISO time), null until checked. */
+  ts_check: string | null;
+  /** Certificate expiry (ISO time) as read at the last successful check. */
+  expires_at: string | null;
+  /** 1 when the chain verified against the system's CAs and matched the host, 0 when not, null until checked. */
+  chain_valid: number | null;
+  /** Why the chain did not verify (e.g. DEPTH_ZERO_SELF_SIGNED_CERT); null when it did. */
+  chain_error: string | null;
+  /** Why the last check failed (day_last then keeps the last known value); null after a good check. */
+  error: string | null;
+}
+
+/** 000 §5: the alert lists hosts with day_last below 5 and not_check equal to 0. */
+export const sslAlertHosts = <T extends Pick<SslHostView, 'day_last' | 'not_check'>>(rows: T[]): T[] =>
+  rows.filter((r) => r.day_last !== null && r.day_last < SSL_ALERT_DAYS && !r.not_check);
+
+const HOST_RE = /^(?=.{1,253}$)(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*$/;
+
+/** Splits 'host[:port]' (also '[v6]:port'); null when not a valid host. */
+export function parseSslHost(raw: string): { host: string; port: number } | null {
+  let s = raw.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, '');
+  let port = 443;
+  const v6 = /^\[([0-9a-f:.]+)\](?::(\d+))?$/.exec(s);
+  if (v6) {
+    if (!z.ipv6().safeParse(v6[1]).success) return null;
+    port = v6[2] ? Number(v6[2]) : 443;
+    return port >= 1 && port <= 65535 ? { host: v6[1], port } : null;
+  }
+  const m = /^(.*):(\d+)$/.exec(s);
+  if (m) {
+    s = m[1];
+    port = Number(m[2]);
+  }
+  if (!(port >= 1 && port <= 65535)) return null;
+  if (!HOST_RE.test(s) && !z.ipv4().safeParse(s).success) return null;
+  return { host: s, port };
+}
+
+/** The stored form: lower case, no scheme or path, ':443' dropped. */
+export function normalizeSslHost(raw: string): string | null {
+  const p = parseSslHost(raw);
+  if (!p) return null;
+  const h = p.host.includes(':') ? `[${p.host}]` : p.host;
+  return p.port === 443 ? h : `${h}:${p.port}`;
+}
+
+const sslHostField = z
+  .string({ error: 'Host is required' })
+  .trim()
+  .min(1, 'Host is required')
+  .max(190, 'Host is at most 190 characters')
+  .refine((v) => parseSslHost(v) !== null, 'Host must be a host name or address, optionally with :port (1-65535)')
+  .transform((v) => normalizeSslHost(v)!);
+
+export const SslUpdateArgs = z.object({
+  Id: serverIdField.optional(),
+  host: sslHostField.optional(),
+  not_check: flag('not_check').optional(),
+}).superRefine((v, ctx) => {
+  if (v.Id === undefined && v.host === undefined) ctx.addIssue({ code: 'custom', path: ['host'], message: 'Host is required' });
+});
+export const SslIdArgs = z.object({ Id: serverIdField });
+
+// ---------------------------------------------------------------------------------------------
+// Cluster configs and domains (000 §3, §4)
+
+export interface ClusterConfigView {
+  Id: number;
+  type: string;
+  value: string;
+}
+/** Client-side row state of 000 §4: new rows insert, edited rows update, deleted rows remove. */
+export type ConfigRowState = 'insert' | 'update' | 'remove';
+
+/** Known config types: firewall_used_ip_drop, cluster_host ('base URL|...'), and domain (one row per domain). */
+export const CONFIG_TYPES = ['cluster_host', 'domain', 'firewall_used_ip_drop'] as const;
+/** Config rows of this type are the domain list (GET /cfg/domains, cfg.getDomains). */
+export const DOMAIN_CONFIG_TYPE = 'domain';
+export const CONFIG_BATCH_MAX = 500;
+export const CONFIG_VALUE_MAX = 10_000;
+
+export interface DomainView { domain: string }
+
+const configType = z
+  .string({ error: 'type is required' })
+  .trim()
+  .min(1, 'type is required')
+  .max(64, 'type is at most 64 characters')
+  .regex(/^[A-Za-z0-9_.-]+$/, 'type may hold letters, digits and _ . -');
+const configValue = z.string({ error: 'value is required' }).max(CONFIG_VALUE_MAX, `value is at most ${CONFIG_VALUE_MAX} characters`);
+
+const checkRow = (row: { type?: string; value?: string }, ctx: z.RefinementCtx) => {
+  if (row.type === DOMAIN_CONFIG_TYPE && row.value !== undefined && !HOST_RE.test(row.value.trim())) {
+    ctx.addIssue({ code: 'custom', path: ['value'], message: 'A domain must be a host name (example.com)' });
+  }
+  if (row.type === 'cluster_host' && row.value !== undefined && !/^https?:\/\/[^\s|]+/.test(row.value.trim())) {
+    ctx.addIssue({ code: 'custom', path: ['value'], message: "cluster_host must start with a base URL (http://host:port|...)" });
+  }
+};
+
+export const ConfigInsertRow = z.object({ type: configType, value: configValue }).superRefine(checkRow);
+export const ConfigUpdateRow = z.object({ Id: serverIdField, type: configType, value: configValue }).superRefine(checkRow);
+
+/** A batch is a list, or {list}. */
+const batch = <T extends z.ZodType>(row: T) =>
+  z.preprocess(
+    (v) => (Array.isArray(v) ? { list: v } : v),
+    z.object({ list: z.array(row).min(1, 'list is empty').max(CONFIG_BATCH_MAX, `at most ${CONFIG_BATCH_MAX} rows per call`) }),
+  );
+export const ConfigInsertBatch = batch(ConfigInsertRow);
+export const ConfigUpdateBatch = batch(ConfigUpdateRow);
+/** Removals: Ids, or rows with Id (only rows that have an Id are sent, 000 §4). */
+export const ConfigRemoveBatch = batch(z.union([serverIdField, z.object({ Id: serverIdField })]).transform((v) => (typeof v === 'number' ? v : v.Id)));
+export const ConfigListArgs = z.object({ type: z.string().max(64).optional() }).default({});
+
+export { SSH_DEFAULT_PORT, SSL_ALERT_DAYS, NGINX_UPSTREAM };
