@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { getSession, subscribeSession, type Session } from './session.js';
 import { rest, type Query } from './rest.js';
-import { rpc, type RpcMethods, type RpcName } from './rpc.js';
+import { rpc, type OtherMethod, type RpcMethods, type RpcName } from './rpc.js';
 
 /** The current session (null when logged out); re-renders on login, logout and other tabs' changes. */
 export function useSession(): Session | null {
@@ -78,10 +78,10 @@ export function useAsync<T>(fn: (signal: AbortSignal) => Promise<T>, key: string
  *   const { data, error, loading, reload } = useRpc('audit.getList', { page, limit: 50 });
  */
 export function useRpc<M extends RpcName>(method: M, args: RpcMethods[M]['args'], opts?: AsyncOptions): AsyncState<RpcMethods[M]['result']>;
-export function useRpc<T = unknown>(method: string, args?: unknown, opts?: AsyncOptions): AsyncState<T>;
+export function useRpc<T = unknown, M extends string = string>(method: OtherMethod<M>, args?: unknown, opts?: AsyncOptions): AsyncState<T>;
 export function useRpc(method: string, args?: unknown, opts?: AsyncOptions): AsyncState<unknown> {
   const key = `${method}\u0000${JSON.stringify(args ?? null)}`;
-  return useAsync((signal) => rpc(method, args, { signal }), key, opts);
+  return useAsync((signal) => rpc<unknown>(method, args, { signal }), key, opts);
 }
 
 /** Loads one REST GET under /api and re-loads when the path or query change. */

@@ -2,6 +2,6 @@
 export * from './session.js';
 export { ApiError, errorText, setUnauthorizedHandler, type CallOptions, type Failure, type Result, type TimeoutEnvelope } from './http.js';
 export { rest, restEnvelope, type Query } from './rest.js';
-export { rpc, rpcBatch, rpcEnvelope, type RpcCall, type RpcMethods, type RpcName } from './rpc.js';
+export { rpc, rpcBatch, rpcEnvelope, type OtherMethod, type RpcCall, type RpcMethods, type RpcName } from './rpc.js';
 export { useAsync, useRest, useRpc, useSession, type AsyncOptions, type AsyncState } from './hooks.js';
 export { closeSocket, emit, getSocket, on, request, useSocketEvent, useSocketStatus, type SocketStatus } from './socket.js';

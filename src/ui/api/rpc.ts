@@ -1,4 +1,4 @@
-import type { Paged, UserSaveArgs, UserView, AuditRow } from '../../contracts/auth.js';
+import type { AuditRow, Paged, UserView } from '../../contracts/auth.js';
 import type { RpcRequest } from '../../contracts/envelope.js';
 import { asEnvelope, httpCall, unwrap, type CallOptions, type Result } from './http.js';
 
@@ -14,13 +14,18 @@ import { asEnvelope, httpCall, unwrap, type CallOptions, type Result } from './h
 export interface RpcMethods {
   'user.me': { args: void; result: UserView };
   'user.getList': { args: { page?: number; limit?: number }; result: Paged<UserView> };
-  'user.save': { args: UserSaveArgs; result: UserView };
+  'user.save': { args: { uid: number; active?: 0 | 1 | boolean; role?: number; name?: string; password?: string }; result: UserView };
   'audit.getList': {
     args: { page?: number; limit?: number; method?: string; login?: string; outcome?: 'ok' | 'error' };
     result: Paged<AuditRow>;
   };
 }
 export type RpcName = keyof RpcMethods;
+/**
+ * A method name not in RpcMethods (a known name with wrong arguments must not silently fall back to
+ * the untyped overload). With an explicit result type, `rpc<T>('any.name')`, M stays `string`.
+ */
+export type OtherMethod<M extends string> = M & (M extends RpcName ? never : unknown);
 
 /** One call of a batch: [method, args]. */
 export type RpcCall = readonly [method: string, args?: unknown];
@@ -41,7 +46,7 @@ export async function rpcBatch(calls: readonly RpcCall[], opts?: CallOptions): P
 
 /** One RPC method -> its envelope (never throws). */
 export function rpcEnvelope<M extends RpcName>(method: M, args?: RpcMethods[M]['args'], opts?: CallOptions): Promise<Result<RpcMethods[M]['result']>>;
-export function rpcEnvelope<T = unknown>(method: string, args?: unknown, opts?: CallOptions): Promise<Result<T>>;
+export function rpcEnvelope<T = unknown, M extends string = string>(method: OtherMethod<M>, args?: unknown, opts?: CallOptions): Promise<Result<T>>;
 export async function rpcEnvelope(method: string, args?: unknown, opts?: CallOptions): Promise<Result<unknown>> {
   const [e] = await rpcBatch([[method, args]], opts);
   return e;
@@ -53,7 +58,7 @@ export async function rpcEnvelope(method: string, args?: unknown, opts?: CallOpt
  *   const list = await rpc<Server[]>('srv.getList', {});               // typed by the caller
  */
 export function rpc<M extends RpcName>(method: M, args?: RpcMethods[M]['args'], opts?: CallOptions): Promise<RpcMethods[M]['result']>;
-export function rpc<T = unknown>(method: string, args?: unknown, opts?: CallOptions): Promise<T>;
+export function rpc<T = unknown, M extends string = string>(method: OtherMethod<M>, args?: unknown, opts?: CallOptions): Promise<T>;
 export async function rpc(method: string, args?: unknown, opts?: CallOptions): Promise<unknown> {
   return unwrap(await rpcEnvelope(method, args, opts));
 }

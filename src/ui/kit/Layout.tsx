@@ -67,7 +67,7 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
   }, [mobile]);
 
   return (
-    <div className={`app-shell ${mobile ? 'app-mobile' : 'app-desktop'}`}>
+    <div className={`app-shell ${mobile ? 'app-mobile' : 'app-desktop'}`} data-user={user?.name}>
       <Navbar bg="dark" data-bs-theme="dark" className="app-topbar py-1" as="header">
         <Container fluid className="gap-2 flex-nowrap">
           {user && mobile && (
@@ -102,15 +102,13 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
           )}
           <Nav className="ms-auto align-items-center flex-row flex-nowrap gap-2">
             {topExtra}
-            {user && (
+            {user && !mobile && (
               <>
                 <span className="navbar-text app-user text-truncate" title={ROLE_NAMES[user.role] ?? `Role ${user.role}`}>
                   {user.name}
-                  {!mobile && (
-                    <Badge bg="secondary" className="ms-2 app-role">
-                      {ROLE_NAMES[user.role] ?? `Role ${user.role}`}
-                    </Badge>
-                  )}
+                  <Badge bg="secondary" className="ms-2 app-role">
+                    {ROLE_NAMES[user.role] ?? `Role ${user.role}`}
+                  </Badge>
                 </span>
                 <Nav.Link as={Link} to="/logout" className="app-logout">
                   Logout
@@ -128,7 +126,10 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
               <Badge bg="primary" className="app-logo">
                 {APP_SHORT}
               </Badge>
-              {user.name}
+              <span className="app-user-drawer">{user.name}</span>
+              <Badge bg="secondary" className="app-role">
+                {ROLE_NAMES[user.role] ?? `Role ${user.role}`}
+              </Badge>
             </Offcanvas.Title>
           </Offcanvas.Header>
           <Offcanvas.Body className="pt-0">
@@ -149,7 +150,9 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
             <MenuList menu={menu} />
           </aside>
         )}
-        <main className="app-body">{children}</main>
+        <main className="app-body" data-path={pathname}>
+          {children}
+        </main>
       </div>
 
       <footer className="app-footer text-secondary small px-3 py-2">

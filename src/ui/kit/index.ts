@@ -14,3 +14,4 @@ export { PageTitle, useDocumentTitle } from './PageTitle.js';
 export { useAction } from './useAction.js';
 export { MOBILE_QUERY, useIsMobile, useMediaQuery } from './media.js';
 export { APP_NAME, APP_SHORT } from './brand.js';
+export { fmtDateTime, fmtNumber, fmtSize } from './format.js';

@@ -1,0 +1,21 @@
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** 'YYYY-MM-DD HH:mm:ss' in local time; '' for empty, the input itself when not a date. */
+export function fmtDateTime(v: string | number | Date | null | undefined): string {
+  if (v === null || v === undefined || v === '') return '';
+  const d = v instanceof Date ? v : new Date(v);
+  if (Number.isNaN(d.getTime())) return String(v);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** Numbers with 0 or 1 decimals and a comma thousands separator (001 §9). */
+export function fmtNumber(v: number | null | undefined, decimals: 0 | 1 = 0): string {
+  if (v === null || v === undefined || Number.isNaN(v)) return '-';
+  return v.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+}
+
+/** Bytes as kb, or mb above 1024 kb (000 §9, 001 §9). */
+export function fmtSize(bytes: number): string {
+  const kb = bytes / 1024;
+  return kb > 1024 ? `${(kb / 1024).toFixed(1)} mb` : `${kb.toFixed(kb < 10 ? 1 : 0)} kb`;
+}
