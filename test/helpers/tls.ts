@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type TLSSocket } from 'node:tls';
+import { createSecureContext, createServer, type TLSSocket } from 'node:tls';
 
 export interface TlsPeer {
   host: string;
@@ -34,11 +34,18 @@ export async function startTlsServer(opts: { days: number; cn?: string }): Promi
     const notAfterLine = execFileSync('openssl', ['x509', '-noout', '-enddate', '-in', crt], { encoding: 'utf8' });
     const notAfter = new Date(notAfterLine.replace(/^notAfter=/, '').trim());
     const servernames: Array<string | false> = [];
-    const server = createServer({ key: readFileSync(key), cert: readFileSync(crt) }, (s: TLSSocket) => {
+    const context = createSecureContext({ key: readFileSync(key), cert: readFileSync(crt) });
+    const server = createServer({
+      key: readFileSync(key),
+      cert: readFileSync(crt),
+      // Called on the ClientHello when it names a server (SNI); connections without SNI are counted below.
+      SNICallback: (name, cb) => { servernames.push(name); cb(null, context); },
+    }, (s: TLSSocket) => {
       s.on('error', () => undefined);
       s.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n');
     });
-    server.on('secureConnection', (s: TLSSocket) => servernames.push(s.servername ?? false));
+    // A ClientHello without server_name never reaches SNICallback: recorded once the handshake completes.
+    server.on('secureConnection', (s: TLSSocket) => { if (!s.servername) servernames.push(false); });
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -47,7 +47,12 @@ export function readCertificate(host: string, port: number, timeoutMs = SSL_CHEC
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      socket.destroy();
+      if (err) socket.destroy();
+      else {
+        // A polite close (close_notify) so the peer sees a completed handshake; bounded all the same.
+        socket.end();
+        setTimeout(() => socket.destroy(), 2000).unref();
+      }
       if (err) reject(err);
       else resolve(info!);
     };
