@@ -218,7 +218,7 @@ describe(`servers on ${db()}`, () => {
       const { hash } = await t.session(role);
       for (const m of ['srv.servers_map', 'srv.get', 'srv.getList', 'srv.save_server', 'srv.clone_server', 'srv.remove_server_by_id', 'srv.test_connect_ssh', 'srv.nginxUpstream', 'srv.acceptHostKey']) {
         const r = await t.rpc<any>(hash, m, { Id: 1 });
-        expect([m, r.status, r.env.code]).toEqual([m, 403, 403]);
+        expect([m, r.status, (r.env as any).code]).toEqual([m, 403, 403]);
       }
       for (const [verb, path] of [['GET', '/srv/servers_map'], ['GET', '/srv/list'], ['POST', '/srv/save_server'], ['POST', '/srv/clone_srv'], ['POST', '/srv/remove_server_by_id'], ['GET', '/srv/test_connect_ssh?Id=1'], ['POST', '/srv/test_connect_ssh']]) {
         const r = await t.rest(hash, verb, path, verb === 'POST' ? { Id: 1, name: 'x', type: 9 } : undefined);
