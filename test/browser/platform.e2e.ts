@@ -360,3 +360,40 @@ test('mobile (390 px): no left menu, the top menu is a drawer; modal is 95% wide
   expect(box.width / MOBILE.width).toBeLessThanOrEqual(0.96);
   await screenshot(page, 'dialog-mobile');
 }, T);
+
+test('kit: confirm dialog labels (Delete, Cencel, Yes, or a custom list) and modal sizes', async () => {
+  const page = await open();
+  await loginAs(page, t.url, ADMIN.login, ADMIN.password);
+  await page.goto(t.url + '/kit');
+  const last = page.getByTestId('kit-last');
+  await last.waitFor();
+  const dialog = page.getByRole('dialog');
+
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  await expect(dialog.locator('.modal-footer button').allTextContents()).resolves.toEqual(['Cencel', 'Yes']);
+  await dialog.getByRole('button', { name: 'Cencel' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  expect(await last.textContent()).toBe('none');
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  await dialog.getByRole('button', { name: 'Yes' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  expect(await last.textContent()).toBe('confirmed');
+
+  await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await expect(dialog.locator('.modal-footer button').allTextContents()).resolves.toEqual(['Test', 'Deploy']);
+  await dialog.getByRole('button', { name: 'Test' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  expect(await last.textContent()).toBe('test');
+
+  // Normal: 70% of 1280 is 896, capped at 800 px. Full: 95%.
+  await page.getByRole('button', { name: 'Normal modal' }).click();
+  const normal = (await page.locator('.modal-dialog').boundingBox())!;
+  expect(Math.round(normal.width)).toBe(800);
+  await screenshot(page, 'modal-normal-desktop');
+  await dialog.locator('.modal-footer').getByRole('button', { name: 'Close' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Full modal' }).click();
+  const full = (await page.locator('.modal-dialog').boundingBox())!;
+  expect(full.width / 1280).toBeGreaterThan(0.93);
+  expect(full.width / 1280).toBeLessThanOrEqual(0.951);
+}, T);

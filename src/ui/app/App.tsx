@@ -5,7 +5,7 @@ import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-ro
 import { setUnauthorizedHandler } from '../api/http.js';
 import { useSession } from '../api/hooks.js';
 import { setInpoint } from '../api/session.js';
-import { useSocketStatus, type SocketStatus } from '../api/socket.js';
+import { closeSocket, useSocketStatus, type SocketStatus } from '../api/socket.js';
 import { Layout } from '../kit/Layout.js';
 import { useDocumentTitle } from '../kit/PageTitle.js';
 import { Loading } from '../kit/states.js';
@@ -91,6 +91,9 @@ function Shell() {
   useEffect(() => {
     setUnauthorizedHandler(() => navigate('/auth', { replace: true }));
   }, [navigate]);
+  useEffect(() => {
+    if (!session) closeSocket();
+  }, [session]);
   const menu = useMemo(() => (session ? visibleMenu(session.role, routes) : []), [session]);
   const user = session ? { name: session.name, role: session.role } : null;
   return (

@@ -25,6 +25,7 @@ export const routes: AppRoute[] = [
   { path: '/auth', element: lazyPage(() => import('../areas/auth/AuthPage.js')), title: 'Sign in', public: true },
   { path: '/register', element: lazyPage(() => import('../areas/auth/RegisterPage.js')), title: 'Register', public: true },
   { path: '/logout', element: lazyPage(() => import('./pages/LogoutPage.js')), title: 'Logout', public: true },
+  { path: '/kit', element: lazyPage(() => import('./pages/KitPage.js')), title: 'UI kit' },
 
   // Admin
   { path: '/users', element: lazyPage(() => import('../areas/admin/UsersPage.js')), title: 'Users' },
