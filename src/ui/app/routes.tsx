@@ -32,4 +32,7 @@ export const routes: AppRoute[] = [
   { path: '/audit', element: lazyPage(() => import('../areas/admin/AuditPage.js')), title: 'Audit' },
 
   // Areas: add one line per page below.
+  { path: '/srv/srv_map', element: lazyPage(() => import('../areas/srv/SrvMapPage.js')) },
+  { path: '/srv/ssl_check', element: lazyPage(() => import('../areas/srv/SslCheckPage.js')) },
+  { path: '/srv/configs_global', element: lazyPage(() => import('../areas/srv/ConfigsGlobalPage.js')) },
 ];

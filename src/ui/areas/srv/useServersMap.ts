@@ -1,0 +1,59 @@
+import { useCallback } from 'react';
+import type { ServersMap, ServerView } from '../../../contracts/srv.js';
+import { MSG } from '../../../contracts/messages.js';
+import { useRpc } from '../../api/hooks.js';
+import { errorText } from '../../api/http.js';
+import { rpc } from '../../api/rpc.js';
+import { notify } from '../../kit/notify.js';
+import './api.js';
+
+/** Replaces one server in the map, keeping every other object as it was (memoised rows stay put). */
+export function patchMap(map: ServersMap, Id: number, patch: Partial<ServerView>): ServersMap {
+  let hit = false;
+  const groups = map.groups.map((g) => {
+    let gHit = false;
+    const parent = g.parent && g.parent.Id === Id ? ((gHit = true), { ...g.parent, ...patch }) : g.parent;
+    const types = g.types.map((t) => {
+      const i = t.list.findIndex((s) => s.Id === Id);
+      if (i < 0) return t;
+      gHit = true;
+      const list = t.list.slice();
+      list[i] = { ...list[i], ...patch };
+      return { ...t, list };
+    });
+    if (!gHit) return g;
+    hit = true;
+    return { ...g, parent, types };
+  });
+  return hit ? { ...map, groups } : map;
+}
+
+export type Toggle = 'status' | 'balance_web' | 'read_nginx_log_firewall';
+
+/**
+ * The map and its switches: a switch saves {Id, field} alone (000 §4, §7), optimistically, and goes
+ * back if the save fails.
+ */
+export function useServersMap() {
+  const map = useRpc('srv.servers_map', undefined);
+  const upstream = useRpc('srv.nginxUpstream', undefined);
+
+  const toggle = useCallback(
+    async (s: ServerView, field: Toggle, on: boolean) => {
+      const value = on ? 1 : 0;
+      const before = s[field];
+      map.setData((m) => (m ? patchMap(m, s.Id, { [field]: value }) : m));
+      try {
+        await rpc('srv.save_server', { Id: s.Id, [field]: value });
+        notify.success(MSG.saveServerOk);
+        if (field === 'balance_web' || (field === 'status' && s.balance_web)) void upstream.reload();
+      } catch (e) {
+        map.setData((m) => (m ? patchMap(m, s.Id, { [field]: before }) : m));
+        notify.error(errorText(e));
+      }
+    },
+    [map.setData, upstream.reload],
+  );
+
+  return { map, upstream, toggle };
+}
