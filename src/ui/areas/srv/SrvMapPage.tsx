@@ -34,18 +34,21 @@ interface RowActions {
 
 type TestState = { busy: true } | { busy: false; ok: SshTestResult } | { busy: false; error: string; reason?: string };
 
+/** A plain Bootstrap switch (no react-bootstrap wrapper: the map renders thousands of them). */
 function Switch({ s, field, label, actions }: { s: ServerView; field: Toggle; label: string; actions: RowActions }) {
   return (
-    <Form.Check
-      type="switch"
-      role="switch"
-      id={`${field}-${s.Id}`}
-      checked={s[field] === 1}
-      aria-label={`${label} ${s.name}`}
-      title={label}
-      onChange={(e) => actions.toggle(s, field, e.currentTarget.checked)}
-      className="app-srv-switch"
-    />
+    <div className="form-check form-switch app-srv-switch">
+      <input
+        type="checkbox"
+        role="switch"
+        className="form-check-input"
+        id={`${field}-${s.Id}`}
+        checked={s[field] === 1}
+        aria-label={`${label} ${s.name}`}
+        title={label}
+        onChange={(e) => actions.toggle(s, field, e.currentTarget.checked)}
+      />
+    </div>
   );
 }
 
