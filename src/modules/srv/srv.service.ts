@@ -151,6 +151,13 @@ export class SrvService {
     return this.targetOf(await this.entity(Id));
   }
 
+  /** The opened cluster key of a server (type 2), for the node-agent calls of the deploy area; null when not set. */
+  async clusterKey(Id: number): Promise<string | null> {
+    const s = await this.entity(Id);
+    if (!s.cluster_key) return null;
+    try { return this.box.open(s.cluster_key); } catch { throw new AppError(500, `The stored cluster key of ${s.name} cannot be decrypted (was SECRET_KEY changed?)`, 'error'); }
+  }
+
   private targetOf(s: ServerEntity): SshTarget {
     const open = (v: string | null) => {
       if (!v) return null;
