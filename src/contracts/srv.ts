@@ -62,7 +62,7 @@ export interface ServerView {
   read_nginx_log_firewall: number;
   /** Whether a password / private key / cluster key is stored (the values never leave the server). */
   has_sshpass: boolean;
-  has_sshkey: boolean;
+  has_private_key: boolean;
   has_cluster_key: boolean;
   /** Pinned SSH host key (OpenSSH SHA256 fingerprint) and a refused, different one waiting for an admin. */
   host_key: string | null;
@@ -107,7 +107,7 @@ export const serverIdField = z.coerce.number({ error: 'Id must be a number' }).i
 /**
  * srv.save_server / POST /srv/save_server. Without Id: a new server (name and type required).
  * With Id: only the fields given change ({Id, status}, {Id, read_nginx_log_firewall}, {Id, balance_web}
- * or the whole form). Secrets: a non-empty `sshpass` / `sshkey` / `cluster_key` replaces the stored one,
+ * or the whole form). Secrets: a non-empty `sshpass` / `private_key` / `cluster_key` replaces the stored one,
  * empty or absent keeps it, `*_clear: true` removes it.
  */
 export const ServerSaveArgs = z
@@ -123,9 +123,10 @@ export const ServerSaveArgs = z
     sshport: int(1, 65535, 'SSH port').optional(),
     sshpass: z.string().max(1024, 'SSH password is at most 1024 characters').optional(),
     sshpass_clear: z.boolean().optional(),
-    sshkey: z.string().max(SECRET_MAX, 'Private key is too long').optional(),
-    sshkey_pass: z.string().max(1024).optional(),
-    sshkey_clear: z.boolean().optional(),
+    /** A private key (OpenSSH or PEM) for key-based login; named so the audit log masks it. */
+    private_key: z.string().max(SECRET_MAX, 'Private key is too long').optional(),
+    private_key_pass: z.string().max(1024).optional(),
+    private_key_clear: z.boolean().optional(),
     cluster_key: z.string().max(1024, 'Cluster key is at most 1024 characters').optional(),
     cluster_key_clear: z.boolean().optional(),
     number_in_nginx: int(0, 1_000_000, 'Number in nginx').optional(),

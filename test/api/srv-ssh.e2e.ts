@@ -49,14 +49,23 @@ describe(`SSH connection test (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sq
   });
 
   test('key-based login: a private key, and an encrypted one with its passphrase', async () => {
-    const plain = await server({ name: 'ssh-key', sshkey: sshd.privateKey });
+    const plain = await server({ name: 'ssh-key', private_key: sshd.privateKey });
     expect(await ok('srv.test_connect_ssh', { Id: plain })).toMatchObject({ message: 'Connectn OK' });
-    const badPass = await t.rpc<any>(admin, 'srv.save_server', { name: 'ssh-key-enc', type: 9, sshkey: sshd.encryptedKey, sshkey_pass: 'wrong' });
-    expect(badPass.env).toMatchObject({ status: 'rules', code: 422, fields: { sshkey: expect.stringMatching(/passphrase/) } });
-    const enc = await server({ name: 'ssh-key-enc', sshkey: sshd.encryptedKey, sshkey_pass: sshd.keyPassphrase });
-    expect((await ok('srv.get', { Id: enc })).has_sshkey).toBe(true);
+    const badPass = await t.rpc<any>(admin, 'srv.save_server', { name: 'ssh-key-enc', type: 9, private_key: sshd.encryptedKey, private_key_pass: 'wrong' });
+    expect(badPass.env).toMatchObject({ status: 'rules', code: 422, fields: { private_key: expect.stringMatching(/passphrase/) } });
+    const enc = await server({ name: 'ssh-key-enc', private_key: sshd.encryptedKey, private_key_pass: sshd.keyPassphrase });
+    expect((await ok('srv.get', { Id: enc })).has_private_key).toBe(true);
     expect(await ok('srv.test_connect_ssh', { Id: enc })).toMatchObject({ message: 'Connectn OK' });
     expect(JSON.stringify(await ok('srv.get', { Id: enc }))).not.toContain('PRIVATE KEY');
+    // Through REST too; and the audit log of both never holds any part of a key or its passphrase.
+    const viaRest = await t.rest<any>(admin, 'POST', '/srv/save_server', { Id: plain, private_key: sshd.encryptedKey, private_key_pass: sshd.keyPassphrase });
+    expect(viaRest.status).toBe(200);
+    const audit = JSON.stringify(await ok('audit.getList', { method: 'save_server', limit: 500 }));
+    expect(audit).toContain('POST /api/srv/save_server');
+    const keyBody = (k: string) => k.split('\n').filter((l) => l && !l.startsWith('-----'));
+    for (const line of [...keyBody(sshd.privateKey), ...keyBody(sshd.encryptedKey)].map((l) => l.slice(0, 40))) expect(audit).not.toContain(line);
+    expect(audit).not.toContain('PRIVATE KEY');
+    expect(audit).not.toContain(sshd.keyPassphrase);
   });
 
   test('wrong password: authentication failed (502, reason auth)', async () => {

@@ -36,7 +36,7 @@ describe(`servers on ${db()}`, () => {
     expect(s).toMatchObject({
       Id, name: 'web-a1', type: 8, cod: 0, status: 1, ip: '203.0.113.10', ip_local: '10.0.0.10', sshlogin: 'deploy', sshport: 2222,
       number_in_nginx: 0, balance_db: 0, balance_cache: 0, balance_memcache: 0, balance_web: 1, read_nginx_log_firewall: 0,
-      has_sshpass: true, has_sshkey: false, has_cluster_key: true, host_key: null,
+      has_sshpass: true, has_private_key: false, has_cluster_key: true, host_key: null,
     });
     expect(s).not.toHaveProperty('sshpass');
     expect(s).not.toHaveProperty('cluster_key');
@@ -105,9 +105,9 @@ describe(`servers on ${db()}`, () => {
     expect((blank.env as any).fields).toHaveProperty('name');
     const unknown = await t.rpc<any>(admin, 'srv.save_server', { Id: 999999, status: 0 });
     expect(unknown.env).toMatchObject({ status: 'empty', code: 404 });
-    const badKey = await t.rpc<any>(admin, 'srv.save_server', { name: 'bad-key', type: 9, sshkey: 'not a key' });
+    const badKey = await t.rpc<any>(admin, 'srv.save_server', { name: 'bad-key', type: 9, private_key: 'not a key' });
     expect(badKey.env).toMatchObject({ status: 'rules', code: 422 });
-    expect((badKey.env as any).fields).toHaveProperty('sshkey');
+    expect((badKey.env as any).fields).toHaveProperty('private_key');
   });
 
   test('server names are unique (case-insensitive) with a 409 naming the field', async () => {

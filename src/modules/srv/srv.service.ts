@@ -46,7 +46,7 @@ export class SrvService {
       sshlogin: s.sshlogin, sshport: s.sshport, number_in_nginx: s.number_in_nginx,
       balance_db: s.balance_db, balance_cache: s.balance_cache, balance_memcache: s.balance_memcache,
       balance_web: s.balance_web, read_nginx_log_firewall: s.read_nginx_log_firewall,
-      has_sshpass: !!s.sshpass, has_sshkey: !!s.sshkey, has_cluster_key: !!s.cluster_key,
+      has_sshpass: !!s.sshpass, has_private_key: !!s.sshkey, has_cluster_key: !!s.cluster_key,
       host_key: key?.fingerprint ?? null, host_key_pending: key?.pending_fingerprint ?? null,
     };
   }
@@ -62,7 +62,7 @@ export class SrvService {
     return s;
   }
 
-  @Rpc('srv.get', { role: Role.admin, input: ServerIdArgs, summary: '{Id}: one server (no secrets: has_sshpass, has_sshkey, has_cluster_key, pinned host_key)' })
+  @Rpc('srv.get', { role: Role.admin, input: ServerIdArgs, summary: '{Id}: one server (no secrets: has_sshpass, has_private_key, has_cluster_key, pinned host_key)' })
   async get(a: z.output<typeof ServerIdArgs>): Promise<ServerView> {
     return (await this.views([await this.entity(a.Id)]))[0];
   }
@@ -95,7 +95,7 @@ export class SrvService {
 
   @Rpc('srv.save_server', {
     role: Role.admin, write: true, input: ServerSaveArgs,
-    summary: 'Without Id: creates (name, type required) and answers {Id}. With Id: changes only the fields given ({Id, status}, {Id, read_nginx_log_firewall}, {Id, balance_web} or the form). sshpass/sshkey/cluster_key: non-empty replaces, *_clear removes',
+    summary: 'Without Id: creates (name, type required) and answers {Id}. With Id: changes only the fields given ({Id, status}, {Id, read_nginx_log_firewall}, {Id, balance_web} or the form). sshpass/private_key(+private_key_pass)/cluster_key: non-empty replaces, *_clear removes',
   })
   async save(a: ServerSaveArgs): Promise<{ Id: number }> {
     const current = a.Id !== undefined ? await this.entity(a.Id) : null;
@@ -104,11 +104,11 @@ export class SrvService {
 
     if (a.sshpass_clear) patch.sshpass = null;
     else if (a.sshpass) patch.sshpass = this.box.seal(a.sshpass);
-    if (a.sshkey_clear) { patch.sshkey = null; patch.sshkey_pass = null; }
-    else if (a.sshkey?.trim()) {
-      checkPrivateKey(a.sshkey, a.sshkey_pass);
-      patch.sshkey = this.box.seal(a.sshkey.trim() + '\n');
-      patch.sshkey_pass = this.box.sealOptional(a.sshkey_pass);
+    if (a.private_key_clear) { patch.sshkey = null; patch.sshkey_pass = null; }
+    else if (a.private_key?.trim()) {
+      checkPrivateKey(a.private_key, a.private_key_pass);
+      patch.sshkey = this.box.seal(a.private_key.trim() + '\n');
+      patch.sshkey_pass = this.box.sealOptional(a.private_key_pass);
     }
     if (a.cluster_key_clear) patch.cluster_key = null;
     else if (a.cluster_key?.trim()) patch.cluster_key = this.box.seal(a.cluster_key.trim());
@@ -231,7 +231,7 @@ function checkPrivateKey(key: string, passphrase?: string) {
   const k = Array.isArray(parsed) ? parsed[0] : parsed;
   if (k instanceof Error || !k) {
     const msg = /passphrase|decrypt|bad decrypt/i.test((k as Error)?.message ?? '') ? 'The passphrase does not open this private key' : `Not a usable private key: ${(k as Error)?.message ?? 'unknown format'}`;
-    throw invalid('sshkey', msg);
+    throw invalid('private_key', msg);
   }
-  if (!k.isPrivateKey()) throw invalid('sshkey', 'This is a public key: paste the private key');
+  if (!k.isPrivateKey()) throw invalid('private_key', 'This is a public key: paste the private key');
 }

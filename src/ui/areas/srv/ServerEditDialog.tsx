@@ -26,9 +26,9 @@ interface FormState {
   sshport: string;
   sshpass: string;
   sshpass_clear: boolean;
-  sshkey: string;
-  sshkey_pass: string;
-  sshkey_clear: boolean;
+  private_key: string;
+  private_key_pass: string;
+  private_key_clear: boolean;
   cluster_key: string;
   cluster_key_clear: boolean;
   number_in_nginx: string;
@@ -50,9 +50,9 @@ const fromServer = (s: ServerView | null, defaults: Partial<ServerView> = {}): F
   sshport: String(s?.sshport ?? SSH_DEFAULT_PORT),
   sshpass: '',
   sshpass_clear: false,
-  sshkey: '',
-  sshkey_pass: '',
-  sshkey_clear: false,
+  private_key: '',
+  private_key_pass: '',
+  private_key_clear: false,
   cluster_key: '',
   cluster_key_clear: false,
   number_in_nginx: String(s?.number_in_nginx ?? 0),
@@ -83,10 +83,10 @@ function toPayload(f: FormState, Id?: number): ServerSaveInput {
   if (Id) p.Id = Id;
   if (f.sshpass_clear) p.sshpass_clear = true;
   else if (f.sshpass) p.sshpass = f.sshpass;
-  if (f.sshkey_clear) p.sshkey_clear = true;
-  else if (f.sshkey.trim()) {
-    p.sshkey = f.sshkey;
-    if (f.sshkey_pass) p.sshkey_pass = f.sshkey_pass;
+  if (f.private_key_clear) p.private_key_clear = true;
+  else if (f.private_key.trim()) {
+    p.private_key = f.private_key;
+    if (f.private_key_pass) p.private_key_pass = f.private_key_pass;
   }
   if (f.cluster_key_clear) p.cluster_key_clear = true;
   else if (f.cluster_key.trim()) p.cluster_key = f.cluster_key.trim();
@@ -184,13 +184,13 @@ export function ServerEditDialog({ target, parents, onClose, onSaved }: ServerEd
             </Col>
             <Col sm={6}>
               <TextField
-                name="sshkey" rows={3}
-                label={<>Private key {server && (server.has_sshkey ? <Badge bg="success" className="ms-1">set</Badge> : <Badge bg="secondary" className="ms-1">not set</Badge>)}</>}
-                placeholder={server?.has_sshkey ? 'leave empty to keep' : '-----BEGIN OPENSSH PRIVATE KEY-----'}
-                value={f.sshkey} onChange={(v) => set('sshkey', v)} error={errs.of('sshkey')} disabled={f.sshkey_clear}
+                name="private_key" rows={3}
+                label={<>Private key {server && (server.has_private_key ? <Badge bg="success" className="ms-1">set</Badge> : <Badge bg="secondary" className="ms-1">not set</Badge>)}</>}
+                placeholder={server?.has_private_key ? 'leave empty to keep' : '-----BEGIN OPENSSH PRIVATE KEY-----'}
+                value={f.private_key} onChange={(v) => set('private_key', v)} error={errs.of('private_key')} disabled={f.private_key_clear}
               />
-              {f.sshkey.trim() && <TextField name="sshkey_pass" type="password" label="Key passphrase" autoComplete="off" value={f.sshkey_pass} onChange={(v) => set('sshkey_pass', v)} error={errs.of('sshkey_pass')} />}
-              {server?.has_sshkey && <SwitchField name="sshkey_clear" label="Remove the stored key" checked={f.sshkey_clear} onChange={(v) => set('sshkey_clear', v)} />}
+              {f.private_key.trim() && <TextField name="private_key_pass" type="password" label="Key passphrase" autoComplete="off" value={f.private_key_pass} onChange={(v) => set('private_key_pass', v)} error={errs.of('private_key_pass')} />}
+              {server?.has_private_key && <SwitchField name="private_key_clear" label="Remove the stored key" checked={f.private_key_clear} onChange={(v) => set('private_key_clear', v)} />}
             </Col>
           </Row>
           <Form.Text className="text-secondary">Stored encrypted; never shown again. Password and key may both be set: both are tried.</Form.Text>

@@ -160,7 +160,7 @@ function DetailDialog({ s, test, onClose, actions, onAccepted }: { s: ServerView
     ? [
         ['Id', s.Id], ['Type', `${s.type} · ${serverTypeName(s.type)}`], ['Parent (cod)', s.cod || '-'], ['Status', s.status ? 'on' : 'off'],
         ['IP', s.ip || '-'], ['Local IP', s.ip_local || '-'], ['SSH login', s.sshlogin || '-'], ['SSH port', s.sshport],
-        ['SSH password', s.has_sshpass ? 'set' : 'not set'], ['Private key', s.has_sshkey ? 'set' : 'not set'],
+        ['SSH password', s.has_sshpass ? 'set' : 'not set'], ['Private key', s.has_private_key ? 'set' : 'not set'],
         ...(s.type === 2 ? [['Cluster key', s.has_cluster_key ? 'set' : 'not set'] as [string, ReactNode]] : []),
         ...(s.type === 4 ? [['Number in nginx', s.number_in_nginx] as [string, ReactNode]] : []),
         ['DB balance', BALANCE_ROLES[s.balance_db as 0] ?? s.balance_db], ['Cache balance', BALANCE_ROLES[s.balance_cache as 0] ?? s.balance_cache],

@@ -15,9 +15,9 @@ export interface ServerSaveInput {
   sshport?: number;
   sshpass?: string;
   sshpass_clear?: boolean;
-  sshkey?: string;
-  sshkey_pass?: string;
-  sshkey_clear?: boolean;
+  private_key?: string;
+  private_key_pass?: string;
+  private_key_clear?: boolean;
   cluster_key?: string;
   cluster_key_clear?: boolean;
   number_in_nginx?: number;
