@@ -1,0 +1,379 @@
+/**
+ * Cron (000 §2 "Cron", §3 Cron task, §4, §5, §7, §8, §9): the task shape, its six schedule fields, the
+ * pipe-separated `cmd` string (parsed and serialised here, in one place), run history and live status,
+ * shared by the server and the UI.
+ */
+import { Cron, CronPattern } from 'croner';
+import { z } from 'zod';
+import { API_TIMEOUT_MS } from './constants.js';
+
+// ---------------------------------------------------------------------------------------------
+// Constants
+
+/** The six schedule fields of a task, in cron order (second first). */
+export const CRON_FIELDS = ['second', 'minute', 'hour', 'day', 'month', 'week'] as const;
+export type CronField = (typeof CRON_FIELDS)[number];
+/** Defaults of a new task (000 §3): second 0, every other field '*'. */
+export const CRON_DEFAULTS: Record<CronField, string> = { second: '0', minute: '*', hour: '*', day: '*', month: '*', week: '*' };
+/** What each field accepts, for messages and the form's help text. */
+export const CRON_FIELD_HELP: Record<CronField, string> = {
+  second: '0-59',
+  minute: '0-59',
+  hour: '0-23',
+  day: '1-31, L, W',
+  month: '1-12 or JAN-DEC',
+  week: '0-7 (0 and 7 are Sunday) or SUN-SAT, #n, L',
+};
+export const CRON_FIELD_MAX = 64;
+export const CRON_NAME_MAX = 190;
+export const CRON_CMD_MAX = 4000;
+/** A `curl=` task's request is aborted after this (the API time-out of 000 §9) and recorded as 'Time wait end'. */
+export const CRON_HTTP_TIMEOUT_MS = API_TIMEOUT_MS;
+/** How much of a run's output (HTTP body, action result) is kept in the history: its tail. */
+export const CRON_OUTPUT_TAIL = 4096;
+/** Runs kept per task in the history (older ones are pruned). */
+export const CRON_HISTORY_KEEP = 100;
+export const CRON_RUNS_PAGE_SIZE = 20;
+/** HTTP methods a `curl=` task may use. */
+export const CRON_HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Labels and messages (000 §2, §8 verbatim; the rest are the console's own). */
+export const CRON_LABELS = {
+  addNew: 'Add new job',
+  saveOk: 'Save is ok!',
+  deleteOk: 'Delete is ok!',
+  nameRequired: 'Name is required',
+  cmdRequired: 'CMD is required',
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// cmd: `path=srv/action|method=syncIptableRules|arg=a&&b` or `curl=https://...|method=POST|arg=k=v&&k2=v2`
+
+export const CMD_KEYS = ['path', 'curl', 'method', 'arg'] as const;
+export const ARG_SEPARATOR = '&&';
+
+/** An action of this console (`path=` + `method=`), run in-process through the RPC registry as `{path}.{method}`. */
+export interface CronActionCmd {
+  kind: 'action';
+  path: string;
+  method: string;
+  /** `arg=` split by '&&'; undefined when there is no `arg=` part. */
+  args?: string[];
+}
+/** An HTTP request (`curl=` + optional `method=`, `arg=` as parameters). */
+export interface CronHttpCmd {
+  kind: 'http';
+  url: string;
+  /** As written; undefined means GET. */
+  method?: string;
+  args?: string[];
+}
+export type CronCmd = CronActionCmd | CronHttpCmd;
+
+export class CronCmdError extends Error {}
+
+/**
+ * Parses a cmd string. Parts are separated by '|', each `key=value` (the first '=' splits); keys,
+ * `path`, `curl` and `method` values are trimmed, `arg` values are kept as written. Throws
+ * CronCmdError with a message for the user.
+ */
+export function parseCronCmd(text: string): CronCmd {
+  const seen: Partial<Record<(typeof CMD_KEYS)[number], string>> = {};
+  for (const raw of text.split('|')) {
+    if (raw.trim() === '') continue;
+    const eq = raw.indexOf('=');
+    if (eq < 0) throw new CronCmdError(`'${raw.trim()}' is not key=value (use path=, curl=, method=, arg=)`);
+    const key = raw.slice(0, eq).trim().toLowerCase() as (typeof CMD_KEYS)[number];
+    if (!CMD_KEYS.includes(key)) throw new CronCmdError(`unknown key '${raw.slice(0, eq).trim()}' (use path=, curl=, method=, arg=)`);
+    if (seen[key] !== undefined) throw new CronCmdError(`'${key}=' is given twice`);
+    seen[key] = key === 'arg' ? raw.slice(eq + 1) : raw.slice(eq + 1).trim();
+  }
+  const args = seen.arg === undefined ? undefined : seen.arg.split(ARG_SEPARATOR);
+  if (seen.path !== undefined && seen.curl !== undefined) throw new CronCmdError('give either path= (an action of the console) or curl= (an HTTP request), not both');
+  if (seen.path !== undefined) {
+    if (!seen.path) throw new CronCmdError('path= is empty');
+    if (!seen.method) throw new CronCmdError('an action needs method= (path=srv/action|method=syncIptableRules)');
+    return { kind: 'action', path: seen.path, method: seen.method, ...(args ? { args } : {}) };
+  }
+  if (seen.curl !== undefined) {
+    if (!seen.curl) throw new CronCmdError('curl= is empty');
+    return { kind: 'http', url: seen.curl, ...(seen.method !== undefined ? { method: seen.method } : {}), ...(args ? { args } : {}) };
+  }
+  throw new CronCmdError('needs path= and method= (an action of the console) or curl= (an HTTP request)');
+}
+
+/** The canonical cmd string: `path=..|method=..[|arg=..]` or `curl=..[|method=..][|arg=..]`. Throws when a value cannot be written. */
+export function serializeCronCmd(cmd: CronCmd): string {
+  const check = (what: string, v: string) => {
+    if (v.includes('|')) throw new CronCmdError(`${what} cannot contain '|'`);
+    return v;
+  };
+  const parts = cmd.kind === 'action'
+    ? [`path=${check('path', cmd.path)}`, `method=${check('method', cmd.method)}`]
+    : [`curl=${check('curl', cmd.url)}`, ...(cmd.method !== undefined ? [`method=${check('method', cmd.method)}`] : [])];
+  if (cmd.args && cmd.args.length) {
+    for (const a of cmd.args) if (a.includes(ARG_SEPARATOR)) throw new CronCmdError(`an argument cannot contain '${ARG_SEPARATOR}'`);
+    parts.push(`arg=${check('arg', cmd.args.join(ARG_SEPARATOR))}`);
+  }
+  return parts.join('|');
+}
+
+/** The RPC method an action task runs: `path=srv/action|method=syncIptableRules` -> `srv/action.syncIptableRules`. */
+export const actionName = (cmd: CronActionCmd) => `${cmd.path}.${cmd.method}`;
+
+const KV = /^([A-Za-z_][\w.-]*)=([\s\S]*)$/;
+/** A literal read as JSON when it is one (5, true, null, "x", [..], {..}), else the text itself. */
+function literal(v: string): unknown {
+  const s = v.trim();
+  if (/^(-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null|"[\s\S]*"|\[[\s\S]*\]|\{[\s\S]*\})$/.test(s)) {
+    try { return JSON.parse(s); } catch { /* not JSON after all */ }
+  }
+  return v;
+}
+
+/**
+ * The argument an action receives, from its `arg=` list:
+ * - none -> undefined (the method's defaults);
+ * - every argument `key=value` -> an object {key: value} (values read as JSON literals when they are: `Id=5` gives 5);
+ * - one argument -> that value (a JSON object, array or literal, else the text): `arg={"Id":5}`, `arg=5`, `arg=example.com`;
+ * - several positional arguments -> an array of values.
+ */
+export function actionArgument(args?: string[]): unknown {
+  if (!args || args.length === 0) return undefined;
+  if (args.every((a) => KV.test(a))) {
+    return Object.fromEntries(args.map((a) => { const m = KV.exec(a)!; return [m[1], literal(m[2])]; }));
+  }
+  if (args.length === 1) return literal(args[0]);
+  return args.map(literal);
+}
+
+export interface CronHttpRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * The HTTP request of a `curl=` task: `key=value` arguments become query parameters (GET, HEAD) or a
+ * form body (POST, PUT, PATCH, DELETE, like `curl -d`); one JSON object or array argument is sent as a
+ * JSON body. Throws CronCmdError for what cannot be sent.
+ */
+export function httpRequestOf(cmd: CronHttpCmd): CronHttpRequest {
+  const method = (cmd.method || 'GET').toUpperCase();
+  if (!(CRON_HTTP_METHODS as readonly string[]).includes(method)) throw new CronCmdError(`method=${cmd.method} is not one of ${CRON_HTTP_METHODS.join(', ')}`);
+  let url: URL;
+  try {
+    url = new URL(cmd.url);
+  } catch {
+    throw new CronCmdError(`curl=${cmd.url} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CronCmdError('curl= must be an http:// or https:// URL');
+  const args = cmd.args ?? [];
+  const headers: Record<string, string> = {};
+  if (args.length === 0) return { url: url.toString(), method, headers };
+  if (args.length === 1 && /^\s*[[{]/.test(args[0])) {
+    if (!BODY_METHODS.has(method)) throw new CronCmdError(`a JSON argument is sent as the body: use method=POST (not ${method})`);
+    try { JSON.parse(args[0]); } catch { throw new CronCmdError('arg= is not valid JSON'); }
+    headers['content-type'] = 'application/json';
+    return { url: url.toString(), method, headers, body: args[0] };
+  }
+  const params = new URLSearchParams();
+  for (const a of args) {
+    const m = KV.exec(a);
+    if (!m) throw new CronCmdError(`arg '${a}' is not key=value (HTTP parameters are key=value, or one JSON body)`);
+    params.append(m[1], m[2]);
+  }
+  if (BODY_METHODS.has(method)) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    return { url: url.toString(), method, headers, body: params.toString() };
+  }
+  for (const [k, v] of params) url.searchParams.append(k, v);
+  return { url: url.toString(), method, headers };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schedule fields
+
+/** Checks one field on its own (the others '*'): null when fine, else the message. */
+export function cronFieldError(field: CronField, value: string): string | null {
+  const v = value.trim();
+  if (v === '') return `${field} is empty (use * for every ${field})`;
+  if (/\s/.test(v)) return `${field} '${v}' must not contain spaces`;
+  if (v.length > CRON_FIELD_MAX) return `${field} is longer than ${CRON_FIELD_MAX} characters`;
+  const parts = CRON_FIELDS.map((f) => (f === field ? v : '*'));
+  try {
+    new CronPattern(parts.join(' '), undefined, { mode: '6-part' });
+    return null;
+  } catch {
+    return `${field} '${v}' is not valid (${CRON_FIELD_HELP[field]}, *, lists a,b, ranges a-b, steps */n)`;
+  }
+}
+
+/** The six fields as one croner pattern: `second minute hour day month week`. */
+export const cronPattern = (t: Record<CronField, string>) => CRON_FIELDS.map((f) => String(t[f]).trim()).join(' ');
+
+/** The schedule as people read it, six fields separated by spaces (second first). */
+export const scheduleText = cronPattern;
+
+/** The next run after `from` (null: never; undefined: not a valid schedule). */
+export function nextRunOf(t: Record<CronField, string>, from = new Date()): Date | null | undefined {
+  try {
+    return new Cron(cronPattern(t), { mode: '6-part' }).nextRun(from);
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Task shapes
+
+export type CronRunStatus = 'ok' | 'error' | 'killed' | 'skipped';
+export type CronRunTrigger = 'tick' | 'manual';
+
+/** A task as stored (000 §3) plus when it was added and by whom (its actions run with that admin's role). */
+export interface CronTask {
+  Id: number;
+  name: string;
+  second: string;
+  minute: string;
+  hour: string;
+  day: string;
+  month: string;
+  week: string;
+  cmd: string;
+  suspended: 0 | 1;
+  added: string;
+  uid: number | null;
+}
+
+/** Live state of a task (the status of `cron.getStatus` and `cron.status` events). */
+export interface CronTaskState {
+  Id: number;
+  running: boolean;
+  /** Start of the current run while running. */
+  started: string | null;
+  last_start: string | null;
+  last_end: string | null;
+  last_status: CronRunStatus | null;
+  last_message: string | null;
+  last_duration_ms: number | null;
+  next_run: string | null;
+}
+
+export interface CronTaskView extends CronTask, Omit<CronTaskState, 'Id'> {
+  /** Who saved it (login), for the card. */
+  saved_by: string | null;
+}
+
+export interface CronRunView {
+  Id: number;
+  task_id: number;
+  trigger: CronRunTrigger;
+  scheduled: string | null;
+  started: string;
+  ended: string;
+  status: CronRunStatus;
+  message: string | null;
+  output: string | null;
+  duration_ms: number;
+  instance: string;
+  uid: number | null;
+}
+
+export interface CronServiceStatus {
+  /** The service switch (persisted, shared by every instance): 1 on, 0 off (no schedule fires). */
+  service: 0 | 1;
+  /** Whether this instance runs schedules at all (CRON_ENABLED). */
+  scheduling: boolean;
+}
+
+export interface CronStatus extends CronServiceStatus {
+  tasks: CronTaskState[];
+}
+
+/** Payload of the `cron.status` socket event: changed task states, the service switch, or a reload notice. */
+export interface CronStatusEvent {
+  tasks?: CronTaskState[];
+  service?: 0 | 1;
+  /** The task list changed (saved, deleted, reloaded): clients re-read it. */
+  reload?: true;
+}
+
+declare module './events.js' {
+  interface ServerEvents {
+    /** Cron task states as runs start and end; the service switch; list reloads. Admins only. */
+    'cron.status': CronStatusEvent;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input schemas
+
+const text = z.union([z.string(), z.number()]).transform((v) => String(v));
+const flag = z
+  .union([z.literal(0), z.literal(1), z.literal('0'), z.literal('1'), z.boolean()])
+  .transform((v): 0 | 1 => (v === true || v === 1 || v === '1' ? 1 : 0));
+const id = z.coerce.number({ message: 'Id must be a number' }).int('Id must be a whole number').positive('Id must be positive');
+
+/** Save (`POST /cfg/save_app_cron`, `saveAppCron`): without Id creates (name and cmd required), with Id updates the fields given. */
+export const CronSaveArgs = z.object({
+  Id: id.optional(),
+  name: text.pipe(z.string().trim().max(CRON_NAME_MAX, `Name is at most ${CRON_NAME_MAX} characters`)).optional(),
+  second: text.optional(),
+  minute: text.optional(),
+  hour: text.optional(),
+  day: text.optional(),
+  month: text.optional(),
+  week: text.optional(),
+  cmd: text.pipe(z.string().trim().max(CRON_CMD_MAX, `CMD is at most ${CRON_CMD_MAX} characters`)).optional(),
+  suspended: flag.optional(),
+});
+export type CronSaveArgs = z.output<typeof CronSaveArgs>;
+
+/** `{Id}`, or the Id itself (`deleteAppCron(Id)`). */
+export const CronIdArgs = z.preprocess((v) => (typeof v === 'number' || typeof v === 'string' ? { Id: v } : v), z.object({ Id: id }));
+export const CronGetArgs = z.preprocess((v) => (v === undefined || v === null ? {} : typeof v === 'number' || typeof v === 'string' ? { Id: v } : v), z.object({ Id: id.optional() }));
+export const CronRunsArgs = z.object({
+  Id: id,
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(CRON_HISTORY_KEEP).default(CRON_RUNS_PAGE_SIZE),
+});
+export const CronServiceArgs = z.preprocess(
+  (v) => (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string' ? { service: v } : v),
+  z.object({ service: flag }).or(z.object({ status: flag }).transform((o) => ({ service: o.status }))),
+);
+
+/** The fields a task is checked with (the stored task merged with the changes). */
+export type CronTaskInput = Pick<CronTask, 'name' | 'cmd' | CronField>;
+
+/**
+ * Checks a whole task: name and CMD required (000 §5), each schedule field, the schedule as a whole
+ * (it must match some date), and the cmd's shape. Null when fine, else {field: message}. The server
+ * also checks that an action exists and accepts its arguments.
+ */
+export function validateCronTask(t: CronTaskInput): Record<string, string> | null {
+  const errors: Record<string, string> = {};
+  if (!t.name?.trim()) errors.name = CRON_LABELS.nameRequired;
+  for (const f of CRON_FIELDS) {
+    const e = cronFieldError(f, String(t[f] ?? ''));
+    if (e) errors[f] = e;
+  }
+  if (!CRON_FIELDS.some((f) => errors[f])) {
+    const next = nextRunOf(t);
+    if (next === undefined) errors.second = `schedule '${cronPattern(t)}' is not valid`;
+    else if (next === null) errors.day = `schedule '${cronPattern(t)}' never runs (no such date)`;
+  }
+  if (!t.cmd?.trim()) errors.cmd = CRON_LABELS.cmdRequired;
+  else {
+    try {
+      const c = parseCronCmd(t.cmd);
+      if (c.kind === 'http') httpRequestOf(c);
+      serializeCronCmd(c);
+    } catch (err) {
+      errors.cmd = `cmd: ${(err as Error).message}`;
+    }
+  }
+  return Object.keys(errors).length ? errors : null;
+}
