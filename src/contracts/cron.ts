@@ -270,7 +270,8 @@ export interface CronTaskView extends CronTask, Omit<CronTaskState, 'Id'> {
 export interface CronRunView {
   Id: number;
   task_id: number;
-  trigger: CronRunTrigger;
+  /** What started it: the schedule ('tick') or run-now ('manual'). */
+  source: CronRunTrigger;
   scheduled: string | null;
   started: string;
   ended: string;

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { CronGateway } from './cron.gateway.js';
 import { SessionGateway } from './session.gateway.js';
 
 /** socket.io gateways, one per realtime channel family; thin, they call services. */
-@Module({ providers: [SessionGateway] })
+@Module({ providers: [SessionGateway, CronGateway] })
 export class GatewaysModule {}

@@ -1,0 +1,385 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Cron } from 'croner';
+import { randomUUID } from 'node:crypto';
+import type { Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import {
+  cronPattern, nextRunOf, parseCronCmd, type CronRunStatus, type CronRunTrigger, type CronServiceStatus, type CronStatus, type CronTaskState,
+} from '../../contracts/cron.js';
+import { Role } from '../../contracts/roles.js';
+import type { Actor } from '../../core/auth/actor.js';
+import { UserEntity } from '../../core/auth/user.entity.js';
+import { AppError, badRequest, conflict } from '../../core/errors.js';
+import { RealtimeService } from '../../core/realtime/realtime.service.js';
+import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
+import { CronHistory } from '../../modules/cron/cron-history.js';
+import { CronSettingEntity, CronTaskEntity } from '../../modules/cron/cron.entities.js';
+import { CronCoordinator, RUNNING_MARK_MS, type CronControl, type RunningMark } from './cron-coordinator.js';
+import { KILLED, runCronCmd, SHUTDOWN, type RunOutcome } from './cron-runner.js';
+
+interface Entry {
+  task: CronTaskEntity;
+  pattern: string;
+  job: Cron | null;
+  /** The tick the job is waiting for (epoch ms): the scheduled time a firing is measured against. */
+  expected: number | null;
+}
+
+interface Run {
+  Id: number;
+  source: CronRunTrigger;
+  scheduled: Date | null;
+  started: Date;
+  uid: number | null;
+  abort: AbortController;
+  mark: RunningMark;
+  done: Promise<void>;
+}
+
+interface LastRun {
+  start: Date;
+  end: Date;
+  status: CronRunStatus;
+  message: string | null;
+  duration: number;
+}
+
+const SETTING_SERVICE = 'service';
+const SETTING_NS = 'lock_ns';
+/** Status events are gathered for this long and sent as one `cron.status` (1,000 tasks a second stay 20 events). */
+const EMIT_MS = 50;
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+/**
+ * The cron engine: tasks from the database become croner schedules (six fields, second first), kept
+ * in this engine's own map rather than @nestjs/schedule's SchedulerRegistry, which only holds the
+ * `cron` package's CronJob. Each tick claims the run (Redis when configured), refuses to start a task
+ * that is still running (a 'skipped' row), runs it (src/jobs/cron/cron-runner.ts), records the run
+ * and tells every admin through `cron.status`. Pause/resume, run now, kill, the service switch and
+ * reload act on the same map; with Redis they reach every instance.
+ */
+@Injectable()
+export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger('Cron');
+  readonly coordinator = new CronCoordinator();
+  private readonly entries = new Map<number, Entry>();
+  private readonly running = new Map<number, Run>();
+  private readonly last = new Map<number, LastRun>();
+  private serviceOn = true;
+  private active = false;
+  private readonly pending = new Set<number>();
+  private emitTimer?: ReturnType<typeof setTimeout>;
+  private reloading: Promise<void> = Promise.resolve();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+    @InjectRepository(CronTaskEntity) private readonly tasks: Repository<CronTaskEntity>,
+    @InjectRepository(CronSettingEntity) private readonly settings: Repository<CronSettingEntity>,
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly history: CronHistory,
+    private readonly registry: RpcRegistry,
+    private readonly realtime: RealtimeService,
+  ) {}
+
+  // ---------------------------------------------------------------------------------------------
+  // Life cycle
+
+  async onApplicationBootstrap() {
+    const ns = await this.setting(SETTING_NS, () => randomUUID());
+    this.serviceOn = (await this.setting(SETTING_SERVICE, () => '1')) !== '0';
+    await this.coordinator.start(this.cfg.redisUrl, ns, (m) => this.onControl(m));
+    for (const r of await this.history.lastRuns()) {
+      this.last.set(r.task_id, { start: r.started, end: r.ended, status: r.status as CronRunStatus, message: r.message, duration: r.duration_ms });
+    }
+    this.active = true;
+    await this.reload(false);
+    const scheduled = [...this.entries.values()].filter((e) => e.job).length;
+    this.log.log(`${this.entries.size} cron tasks, ${scheduled} scheduled here (service ${this.serviceOn ? 'on' : 'off'}, CRON_ENABLED ${this.cfg.cronEnabled ? 1 : 0})`);
+  }
+
+  /** Stops every schedule, interrupts what still runs (recorded), writes the history, leaves Redis. */
+  async onModuleDestroy() {
+    this.active = false;
+    for (const e of this.entries.values()) e.job?.stop();
+    const runs = [...this.running.values()];
+    for (const r of runs) r.abort.abort(SHUTDOWN);
+    await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, 3000).unref())]);
+    clearTimeout(this.emitTimer);
+    await this.history.flush();
+    await this.coordinator.close();
+  }
+
+  /** A shared setting, created with `init()` when absent (two instances starting at once agree on the first). */
+  private async setting(name: string, init: () => string): Promise<string> {
+    const row = await this.settings.findOne({ where: { name } });
+    if (row) return row.value;
+    try {
+      await this.settings.insert({ name, value: init() });
+    } catch { /* another instance wrote it first */ }
+    return (await this.settings.findOneOrFail({ where: { name } })).value;
+  }
+
+  private onControl(m: CronControl) {
+    if (m.type === 'reload') void this.reload(false).catch((err) => this.log.error(`reload: ${(err as Error).message}`));
+    else if (m.type === 'kill') this.running.get(m.Id)?.abort.abort(KILLED);
+    else if (m.type === 'service') {
+      this.serviceOn = m.service === 1;
+      this.applyAll();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Schedules
+
+  /**
+   * Re-reads the tasks and the service switch and brings the schedules in line: a task whose pattern
+   * and pause state did not change keeps its timer. `publish` tells the other instances to do the same.
+   */
+  reload(publish = true): Promise<void> {
+    this.reloading = this.reloading.catch(() => undefined).then(async () => {
+      const row = await this.settings.findOne({ where: { name: SETTING_SERVICE } });
+      if (row) this.serviceOn = row.value !== '0';
+      const rows = await this.tasks.find({ order: { Id: 'ASC' } });
+      const seen = new Set<number>();
+      for (const t of rows) {
+        seen.add(t.Id);
+        const e = this.entries.get(t.Id);
+        if (e) e.task = t;
+        else this.entries.set(t.Id, { task: t, pattern: cronPattern(t), job: null, expected: null });
+      }
+      for (const [Id, e] of this.entries) {
+        if (seen.has(Id)) continue;
+        e.job?.stop();
+        this.entries.delete(Id);
+        this.last.delete(Id);
+      }
+      this.applyAll();
+      this.realtime.emit('cron.status', { reload: true }, Role.admin);
+      if (publish) await this.coordinator.publish({ type: 'reload' });
+    });
+    return this.reloading;
+  }
+
+  private applyAll() {
+    for (const e of this.entries.values()) this.apply(e);
+  }
+
+  private apply(e: Entry) {
+    const pattern = cronPattern(e.task);
+    const want = this.active && this.cfg.cronEnabled && this.serviceOn && e.task.suspended === 0;
+    if (e.job && (!want || pattern !== e.pattern)) {
+      e.job.stop();
+      e.job = null;
+      e.expected = null;
+    }
+    e.pattern = pattern;
+    if (want && !e.job) {
+      try {
+        const Id = e.task.Id;
+        e.job = new Cron(pattern, { mode: '6-part', catch: (err) => this.log.error(`task ${Id}: ${String(err)}`) }, () => {
+          void this.onTick(Id);
+        });
+        e.expected = e.job.nextRun()?.getTime() ?? null;
+      } catch (err) {
+        this.log.warn(`task ${e.task.Id} not scheduled: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private async onTick(Id: number) {
+    const e = this.entries.get(Id);
+    if (!e?.job) return;
+    const now = Date.now();
+    const scheduled = e.expected !== null && e.expected <= now ? e.expected : Math.floor(now / 1000) * 1000;
+    e.expected = e.job.nextRun()?.getTime() ?? null;
+    if (!this.active || !this.serviceOn) return;
+    try {
+      if (!(await this.coordinator.claimTick(Id, scheduled))) return; // another instance runs this tick
+    } catch (err) {
+      this.skip(Id, new Date(scheduled), `Not run: the Redis lock is unavailable (${(err as Error).message})`);
+      return;
+    }
+    await this.start(e.task, 'tick', new Date(scheduled), null).catch((err) => this.log.error(`task ${Id}: ${(err as Error).message}`));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Runs
+
+  private skip(Id: number, scheduled: Date | null, message: string) {
+    const now = new Date();
+    this.history.add({ task_id: Id, source: 'tick', scheduled, started: now, ended: now, status: 'skipped', message, output: null, duration_ms: 0, instance: this.coordinator.instance, uid: null });
+  }
+
+  /**
+   * Starts a run of `task` unless it is running (here or, with Redis, anywhere): a tick then records a
+   * skip, a run-now is refused. Resolves once the run has started; the run goes on in the background.
+   */
+  private async start(task: CronTaskEntity, source: CronRunTrigger, scheduled: Date | null, uid: number | null): Promise<void> {
+    const Id = task.Id;
+    const busy = this.running.get(Id);
+    if (busy) {
+      const msg = `Still running (started ${busy.started.toISOString()})`;
+      if (source === 'tick') return this.skip(Id, scheduled, msg);
+      throw conflict(`Task ${Id} is already running (started ${busy.started.toISOString()})`);
+    }
+    let finish!: () => void;
+    const run: Run = {
+      Id, source, scheduled, uid, started: new Date(), abort: new AbortController(),
+      mark: { instance: this.coordinator.instance, run: randomUUID().slice(0, 8), started: Date.now() },
+      done: new Promise<void>((r) => (finish = r)),
+    };
+    this.running.set(Id, run);
+    let marked = false;
+    let why = 'Still running on another instance';
+    try {
+      marked = await this.coordinator.markRunning(Id, run.mark);
+    } catch (err) {
+      why = `Not run: the Redis lock is unavailable (${(err as Error).message})`;
+    }
+    if (!marked) {
+      this.running.delete(Id);
+      finish();
+      if (source === 'tick') return this.skip(Id, scheduled, why);
+      throw conflict(why === 'Still running on another instance' ? `Task ${Id} is already running on another instance` : why);
+    }
+    run.started = new Date();
+    this.changed(Id);
+    void this.execute(task, run).finally(finish);
+  }
+
+  private async execute(task: CronTaskEntity, run: Run) {
+    const refresh = this.coordinator.distributed
+      ? setInterval(() => void this.coordinator.refreshRunning(task.Id, run.mark).catch(() => undefined), RUNNING_MARK_MS / 3)
+      : undefined;
+    let outcome: RunOutcome;
+    try {
+      outcome = await runCronCmd(parseCronCmd(task.cmd), run.abort.signal, { registry: this.registry, actor: () => this.actorFor(task) });
+    } catch (err) {
+      outcome = { status: 'error', message: (err as Error).message, output: null };
+    }
+    clearInterval(refresh);
+    const ended = new Date();
+    const duration = ended.getTime() - run.started.getTime();
+    this.running.delete(task.Id);
+    void this.coordinator.clearRunning(task.Id, run.mark).catch((err) => this.log.warn(`clear mark of ${task.Id}: ${(err as Error).message}`));
+    if (this.entries.has(task.Id)) this.last.set(task.Id, { start: run.started, end: ended, status: outcome.status, message: outcome.message, duration });
+    this.history.add({
+      task_id: task.Id, source: run.source, scheduled: run.scheduled, started: run.started, ended, status: outcome.status,
+      message: outcome.message.slice(0, 500), output: outcome.output, duration_ms: duration, instance: this.coordinator.instance, uid: run.uid,
+    });
+    this.changed(task.Id);
+  }
+
+  /** The actor a task's action runs as: the admin who saved it, as they are now (refused when inactive). */
+  private async actorFor(task: CronTaskEntity): Promise<Actor> {
+    if (!task.uid) throw badRequest('Task has no owner: an admin must save it again');
+    const u = await this.users.findOne({ where: { uid: task.uid } });
+    if (!u) throw badRequest(`The user who saved this task (uid ${task.uid}) no longer exists: an admin must save it again`);
+    if (u.active !== 1) throw badRequest(`The user who saved this task (${u.login}) is not active: an admin must save it again`);
+    return { uid: u.uid, login: u.login, name: u.name, role: u.role, ip: `cron#${task.Id}` };
+  }
+
+  /** Run now (also a paused task, or with the service off): starts it once, unless it is running. */
+  async runNow(Id: number, uid: number): Promise<void> {
+    const task = await this.tasks.findOne({ where: { Id } });
+    if (!task) throw new AppError(404, `Cron task ${Id} not found`, 'empty');
+    await this.start(task, 'manual', null, uid);
+  }
+
+  /** Kill: aborts the run's request or signals its action; recorded as killed. Reaches other instances through Redis. */
+  async kill(Id: number): Promise<{ Id: number; killed: boolean; message: string }> {
+    const r = this.running.get(Id);
+    if (r) {
+      r.abort.abort(KILLED);
+      await r.done;
+      return { Id, killed: true, message: 'Killed' };
+    }
+    const remote = (await this.coordinator.runningMarks([Id])).get(Id);
+    if (remote) {
+      await this.coordinator.publish({ type: 'kill', Id });
+      return { Id, killed: true, message: `Kill sent to instance ${remote.instance}` };
+    }
+    throw conflict(`Task ${Id} is not running`);
+  }
+
+  /** A deleted task: stop its schedule and any run, drop its state. */
+  async forget(Id: number) {
+    const e = this.entries.get(Id);
+    e?.job?.stop();
+    this.entries.delete(Id);
+    this.last.delete(Id);
+    const r = this.running.get(Id);
+    if (r) {
+      r.abort.abort(KILLED);
+      await r.done;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Service switch and status
+
+  serviceStatus(): CronServiceStatus {
+    return { service: this.serviceOn ? 1 : 0, scheduling: this.cfg.cronEnabled };
+  }
+
+  /** The service switch (persisted, every instance): off stops every schedule; running tasks finish. */
+  async setService(on: boolean): Promise<CronServiceStatus> {
+    await this.settings.save({ name: SETTING_SERVICE, value: on ? '1' : '0' });
+    this.serviceOn = on;
+    this.applyAll();
+    await this.coordinator.publish({ type: 'service', service: on ? 1 : 0 });
+    this.realtime.emit('cron.status', { service: on ? 1 : 0 }, Role.admin);
+    return this.serviceStatus();
+  }
+
+  private stateOf(Id: number, remote?: RunningMark, lastDb?: LastRun): CronTaskState {
+    const e = this.entries.get(Id);
+    const r = this.running.get(Id);
+    let l = this.last.get(Id);
+    if (lastDb && (!l || lastDb.start > l.start)) l = lastDb;
+    const next = e && this.serviceOn && e.task.suspended === 0 ? (e.job ? e.job.nextRun() : nextRunOf(e.task)) : null;
+    return {
+      Id,
+      running: !!r || !!remote,
+      started: r ? iso(r.started) : remote ? new Date(remote.started).toISOString() : null,
+      last_start: iso(l?.start),
+      last_end: iso(l?.end),
+      last_status: l?.status ?? null,
+      last_message: l?.message ?? null,
+      last_duration_ms: l?.duration ?? null,
+      next_run: iso(next ?? null),
+    };
+  }
+
+  /** Every task's state. With Redis, runs on other instances and their latest outcomes are included. */
+  async status(): Promise<CronStatus> {
+    await this.reloading;
+    const ids = [...this.entries.keys()];
+    let remote = new Map<number, RunningMark>();
+    const lastDb = new Map<number, LastRun>();
+    if (this.coordinator.distributed) {
+      remote = await this.coordinator.runningMarks(ids);
+      for (const r of await this.history.lastRuns()) {
+        lastDb.set(r.task_id, { start: r.started, end: r.ended, status: r.status as CronRunStatus, message: r.message, duration: r.duration_ms });
+      }
+    }
+    return { ...this.serviceStatus(), tasks: ids.map((Id) => this.stateOf(Id, remote.get(Id), lastDb.get(Id))) };
+  }
+
+  stateNow(Id: number): CronTaskState {
+    return this.stateOf(Id);
+  }
+
+  /** Queues a `cron.status` event for the task (sent in batches every 50 ms). */
+  private changed(Id: number) {
+    this.pending.add(Id);
+    if (this.emitTimer) return;
+    this.emitTimer = setTimeout(() => {
+      this.emitTimer = undefined;
+      const ids = [...this.pending];
+      this.pending.clear();
+      this.realtime.emit('cron.status', { tasks: ids.map((i) => this.stateOf(i)) }, Role.admin);
+    }, EMIT_MS);
+  }
+}

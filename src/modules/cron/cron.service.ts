@@ -1,0 +1,159 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type Repository } from 'typeorm';
+import type { z } from 'zod';
+import type { Paged } from '../../contracts/auth.js';
+import {
+  actionArgument, actionName, CRON_DEFAULTS, CRON_FIELDS, CRON_LABELS, CronGetArgs, CronIdArgs, CronRunsArgs, CronSaveArgs, CronServiceArgs,
+  parseCronCmd, serializeCronCmd, validateCronTask, type CronRunView, type CronServiceStatus, type CronStatus, type CronTask, type CronTaskInput,
+  type CronTaskView,
+} from '../../contracts/cron.js';
+import { Role, roleAllows } from '../../contracts/roles.js';
+import { UserEntity } from '../../core/auth/user.entity.js';
+import { AppError, fromZod, notFound } from '../../core/errors.js';
+import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
+import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
+import { CronEngine } from '../../jobs/cron/cron-engine.js';
+import { CronHistory } from './cron-history.js';
+import { CronTaskEntity } from './cron.entities.js';
+
+export const toCronTask = (t: CronTaskEntity): CronTask => ({
+  Id: t.Id, name: t.name, second: t.second, minute: t.minute, hour: t.hour, day: t.day, month: t.month, week: t.week,
+  cmd: t.cmd, suspended: t.suspended ? 1 : 0, added: t.added.toISOString(), uid: t.uid,
+});
+
+/**
+ * Cron tasks (000 §3, §5, §7): list, one, save, delete, and the engine's controls (status, reload,
+ * kill, run now, the service switch) plus each task's run history. The socket messages of 000 §7 run
+ * these same methods (src/gateways/cron.gateway.ts).
+ */
+@Injectable()
+export class CronService {
+  constructor(
+    @InjectRepository(CronTaskEntity) private readonly tasks: Repository<CronTaskEntity>,
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly engine: CronEngine,
+    private readonly history: CronHistory,
+    private readonly registry: RpcRegistry,
+  ) {}
+
+  private async views(rows: CronTaskEntity[]): Promise<CronTaskView[]> {
+    const uids = [...new Set(rows.map((r) => r.uid).filter((u): u is number => !!u))];
+    const users = uids.length ? await this.users.find({ select: { uid: true, login: true }, where: { uid: In(uids) } }) : [];
+    const login = new Map(users.map((u) => [u.uid, u.login]));
+    return rows.map((r) => {
+      const { Id: _, ...state } = this.engine.stateNow(r.Id);
+      return { ...toCronTask(r), ...state, saved_by: r.uid ? (login.get(r.uid) ?? null) : null };
+    });
+  }
+
+  @Rpc('cfg.getAppCron', { role: Role.admin, input: CronGetArgs, summary: '{Id?}: one cron task with its live state, or (without Id) every task by Id: {Id, name, second..week, cmd, suspended, added, uid, saved_by, running, started, last_start, last_end, last_status, last_message, last_duration_ms, next_run}' })
+  async get(a: z.output<typeof CronGetArgs>): Promise<CronTaskView | CronTaskView[]> {
+    if (a.Id === undefined) return this.views(await this.tasks.find({ order: { Id: 'ASC' } }));
+    const t = await this.tasks.findOne({ where: { Id: a.Id } });
+    if (!t) throw notFound(`Cron task ${a.Id} not found`);
+    return (await this.views([t]))[0];
+  }
+
+  /**
+   * Checks the merged task: 000 §5 (Name and CMD required), each schedule field, the cmd's shape, and
+   * for an action that it exists, that the saving admin may call it and that it accepts the arguments.
+   */
+  private check(t: CronTaskInput, ctx: RpcContext) {
+    const errors = validateCronTask(t) ?? {};
+    if (!errors.cmd) {
+      const cmd = parseCronCmd(t.cmd);
+      if (cmd.kind === 'action') {
+        const name = actionName(cmd);
+        const m = this.registry.get(name);
+        if (!m) errors.cmd = `cmd: unknown action '${name}' (path=${cmd.path}|method=${cmd.method} names no method of this console)`;
+        else if (!roleAllows(ctx.actor.role, m.role)) errors.cmd = `cmd: your role may not run '${name}'`;
+        else if (m.input) {
+          const r = m.input.safeParse(actionArgument(cmd.args) ?? {});
+          if (!r.success) errors.cmd = `cmd: arguments of '${name}': ${fromZod(r.error).message}`;
+        }
+      }
+    }
+    if (Object.keys(errors).length) throw new AppError(422, Object.values(errors).join('; '), 'rules', errors);
+  }
+
+  @Rpc('cfg.saveAppCron', {
+    role: Role.admin, write: true, input: CronSaveArgs, aliases: ['saveAppCron'],
+    summary: "Cron task fields {Id?, name, second, minute, hour, day, month, week, cmd, suspended}: without Id creates (name and cmd required; schedule defaults 0 * * * * *), with Id changes the fields given; answers {Id, message: 'Save is ok!'}. Refused (422, naming the field) for a bad schedule field, an empty name or cmd, an unknown action",
+  })
+  async save(a: CronSaveArgs, ctx: RpcContext): Promise<{ Id: number; message: string }> {
+    const old = a.Id !== undefined ? await this.tasks.findOne({ where: { Id: a.Id } }) : null;
+    if (a.Id !== undefined && !old) throw notFound(`Cron task ${a.Id} not found`);
+    const merged: CronTaskInput = {
+      name: (a.name ?? old?.name ?? '').trim(),
+      cmd: (a.cmd ?? old?.cmd ?? '').trim(),
+      ...Object.fromEntries(CRON_FIELDS.map((f) => [f, String(a[f] ?? old?.[f] ?? CRON_DEFAULTS[f]).trim()])),
+    } as CronTaskInput;
+    this.check(merged, ctx);
+    const row: Partial<CronTaskEntity> = {
+      ...merged,
+      cmd: serializeCronCmd(parseCronCmd(merged.cmd)),
+      suspended: a.suspended ?? old?.suspended ?? 0,
+      uid: ctx.actor.uid,
+    };
+    let Id: number;
+    if (old) {
+      await this.tasks.update({ Id: old.Id }, { ...row, updated: new Date() });
+      Id = old.Id;
+    } else {
+      const r = await this.tasks.insert({ ...row, added: new Date(), updated: null });
+      Id = (r.identifiers[0] as { Id: number }).Id;
+    }
+    await this.engine.reload();
+    return { Id, message: CRON_LABELS.saveOk };
+  }
+
+  @Rpc('cfg.appCronDelete', { role: Role.admin, write: true, input: CronIdArgs, aliases: ['deleteAppCron'], summary: "{Id} (or the Id): deletes a cron task, stops its schedule, kills a run in progress and drops its history; answers {Id, message: 'Delete is ok!'}" })
+  async remove(a: z.output<typeof CronIdArgs>): Promise<{ Id: number; message: string }> {
+    const t = await this.tasks.findOne({ where: { Id: a.Id } });
+    if (!t) throw notFound(`Cron task ${a.Id} not found`);
+    await this.tasks.delete({ Id: a.Id });
+    await this.engine.forget(a.Id);
+    await this.history.forget(a.Id);
+    await this.engine.reload();
+    return { Id: a.Id, message: CRON_LABELS.deleteOk };
+  }
+
+  @Rpc('cron.getRuns', { role: Role.admin, input: CronRunsArgs, summary: "{Id, page?, limit?}: a task's run history, newest first: {list: [{Id, task_id, source: tick|manual, scheduled, started, ended, status: ok|error|killed|skipped, message, output (tail), duration_ms, instance, uid}], count, page, limit}" })
+  async runs(a: z.output<typeof CronRunsArgs>): Promise<Paged<CronRunView>> {
+    if (!(await this.tasks.exists({ where: { Id: a.Id } }))) throw notFound(`Cron task ${a.Id} not found`);
+    return this.history.list(a.Id, a.page, a.limit);
+  }
+
+  @Rpc('cron.getStatus', { role: Role.admin, summary: '{service, scheduling, tasks: [{Id, running, started, last_start, last_end, last_status, last_message, last_duration_ms, next_run}]}' })
+  status(): Promise<CronStatus> {
+    return this.engine.status();
+  }
+
+  @Rpc('cron.reload', { role: Role.admin, write: true, summary: 'Re-reads the tasks and the service switch (after edits made elsewhere) on every instance; answers the status' })
+  async reload(): Promise<CronStatus> {
+    await this.engine.reload();
+    return this.engine.status();
+  }
+
+  @Rpc('cron.kill', { role: Role.admin, write: true, input: CronIdArgs, summary: "{Id}: aborts the task's running request or signals its action to stop; the run is recorded as killed: {Id, killed, message}; 409 when it is not running" })
+  kill(a: z.output<typeof CronIdArgs>) {
+    return this.engine.kill(a.Id);
+  }
+
+  @Rpc('cron.executeTask', { role: Role.admin, write: true, input: CronIdArgs, summary: "{Id}: runs the task now, once (also when paused or with the service off); answers when it has started: {Id, message: 'Started'}; 409 when it is running" })
+  async execute(a: z.output<typeof CronIdArgs>, ctx: RpcContext): Promise<{ Id: number; message: string }> {
+    await this.engine.runNow(a.Id, ctx.actor.uid);
+    return { Id: a.Id, message: 'Started' };
+  }
+
+  @Rpc('cron.getServiceStatus', { role: Role.admin, summary: '{service: 1 on | 0 off (persisted, every instance), scheduling: whether this instance runs schedules (CRON_ENABLED)}' })
+  serviceStatus(): CronServiceStatus {
+    return this.engine.serviceStatus();
+  }
+
+  @Rpc('cron.setServiceStatus', { role: Role.admin, write: true, input: CronServiceArgs, summary: '{service: 0|1} (or {status}): the cron service switch; off stops every schedule (running tasks finish); answers {service, scheduling}' })
+  setService(a: z.output<typeof CronServiceArgs>): Promise<CronServiceStatus> {
+    return this.engine.setService(a.service === 1);
+  }
+}
