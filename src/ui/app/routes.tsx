@@ -35,4 +35,7 @@ export const routes: AppRoute[] = [
   { path: '/srv/srv_map', element: lazyPage(() => import('../areas/srv/SrvMapPage.js')) },
   { path: '/srv/ssl_check', element: lazyPage(() => import('../areas/srv/SslCheckPage.js')) },
   { path: '/srv/configs_global', element: lazyPage(() => import('../areas/srv/ConfigsGlobalPage.js')) },
+  { path: '/cfg/app_cron', element: lazyPage(() => import('../areas/cron/CronListPage.js')) },
+  { path: '/cfg/app_cron/add', element: lazyPage(() => import('../areas/cron/CronEditPage.js')), title: 'Add new job' },
+  { path: '/cfg/app_cron/edit/:Id', element: lazyPage(() => import('../areas/cron/CronEditPage.js')), title: 'Cron task' },
 ];

@@ -1,0 +1,202 @@
+/**
+ * Cron screens in a real browser (Debian's Chromium via playwright-core) against the real app
+ * (startApp serves dist/ui: run `npm run build:ui` first): create a task through the shared add/edit
+ * screen (validation shown per field), see its card turn green while it runs, on a second operator's
+ * screen too, and back when it ends; history with the output tail; kill; pause/resume; the service
+ * switch; edit; delete. A role-100 user gets the 403 page.
+ */
+/// <reference lib="dom" />
+import { existsSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { CRON_LABELS } from '../../src/contracts/cron.js';
+import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
+import { errorsOf, launchBrowser, loginAs, newPage, screenshot } from '../helpers/browser.js';
+
+const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
+const T = 90_000;
+
+let t: TestApp;
+let browser: Browser;
+const pages: Page[] = [];
+const hanging = new Set<ServerResponse>();
+let peerUrl = '';
+const peer = createServer((req, res) => {
+  const u = new URL(req.url ?? '/', 'http://x');
+  if (u.pathname === '/slow') setTimeout(() => res.end('slow done'), Number(u.searchParams.get('ms') ?? 2500));
+  else if (u.pathname === '/never') hanging.add(res);
+  else res.end('ok');
+});
+
+async function adminPage(path: string): Promise<Page> {
+  const page = await newPage(browser);
+  pages.push(page);
+  await page.goto(t.url + path);
+  await page.waitForURL((u) => u.pathname === '/auth');
+  await loginAs(page, t.url, ADMIN.login, ADMIN.password);
+  await page.waitForURL((u) => u.pathname === path);
+  return page;
+}
+const toast = (page: Page, text: string) => page.locator('.app-notify', { hasText: text }).first().waitFor();
+const card = (page: Page, name: string): Locator => page.locator(`.app-cron-card[data-name="${name}"]`);
+const bg = (l: Locator) => l.evaluate((el) => getComputedStyle(el).backgroundColor);
+
+beforeAll(async () => {
+  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
+  await new Promise<void>((r) => peer.listen(0, '127.0.0.1', r));
+  peerUrl = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+  t = await startApp();
+  browser = await launchBrowser();
+}, T);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  for (const r of hanging) r.destroy();
+  peer.closeAllConnections();
+  await new Promise((r) => peer.close(r));
+});
+
+afterEach(() => {
+  const errs = pages.flatMap((p) => errorsOf(p));
+  pages.length = 0;
+  expect(errs).toEqual([]);
+});
+
+test('create a task, see it turn green while it runs (for every operator), history, kill, pause, edit, delete', async () => {
+  const page = await adminPage('/cfg/app_cron');
+  await page.getByText('No cron tasks yet.').waitFor();
+
+  // Add: the shared screen, with the spec's defaults; validation per field.
+  await page.getByRole('link', { name: CRON_LABELS.addNew }).click();
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron/add');
+  const form = page.getByRole('form', { name: 'Cron task' });
+  expect(await form.getByLabel('second').inputValue()).toBe('0');
+  for (const f of ['minute', 'hour', 'day', 'month', 'week']) expect(await form.getByLabel(f).inputValue()).toBe('*');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await form.getByText(CRON_LABELS.nameRequired).waitFor();
+  await form.getByText(CRON_LABELS.cmdRequired).waitFor();
+  await form.getByLabel('Name').fill('Slow hook');
+  await form.getByLabel('second').fill('75');
+  await form.getByText("second '75' is not valid", { exact: false }).waitFor();
+  await form.getByLabel('Command').fill(`curl=${peerUrl}/slow|arg=ms=2500`);
+  await form.getByTestId('cmd-preview').getByText(`GET ${peerUrl}/slow?ms=2500`).waitFor();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await form.getByText("second '75' is not valid", { exact: false }).waitFor();
+  await form.getByLabel('second').fill('0');
+  await form.getByTestId('next-runs').waitFor();
+  await screenshot(page, 'cron-add');
+  // An unknown action is refused by the server, shown under the command.
+  await form.getByLabel('Command').fill('path=srv/action|method=noSuchThing');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await form.getByText("cmd: unknown action 'srv/action.noSuchThing'", { exact: false }).first().waitFor();
+  await form.getByLabel('Command').fill(`curl=${peerUrl}/slow|arg=ms=2500`);
+  await form.getByLabel('Paused (suspended)').check();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await toast(page, CRON_LABELS.saveOk);
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+  const c = card(page, 'Slow hook');
+  await c.waitFor();
+  expect(await c.getByTestId('schedule').textContent()).toBe('0 * * * * *');
+  expect(await c.getByTestId('cmd').textContent()).toBe(`curl=${peerUrl}/slow|arg=ms=2500`);
+  expect(await c.getByText('Paused', { exact: true }).count()).toBe(1);
+  const idle = await bg(c);
+
+  // A second operator watches the same list.
+  const other = await adminPage('/cfg/app_cron');
+  const c2 = card(other, 'Slow hook');
+  await c2.waitFor();
+
+  // Run now: green while it runs, on both screens; back when it ends, with the outcome.
+  await c.getByRole('button', { name: 'Run now' }).click();
+  await page.locator('.app-cron-card[data-name="Slow hook"][data-running="1"]').waitFor({ timeout: 5_000 });
+  await other.locator('.app-cron-card[data-name="Slow hook"][data-running="1"]').waitFor({ timeout: 5_000 });
+  const green = await bg(c);
+  expect(green).not.toBe(idle);
+  expect(green).toBe(await bg(c2));
+  expect(green).toMatch(/^rgb\(2\d\d, 2\d\d, 2\d\d\)$/); // a light tint ...
+  const [r, g, b] = green.match(/\d+/g)!.map(Number);
+  expect(g).toBeGreaterThan(r); // ... of green
+  expect(g).toBeGreaterThan(b);
+  await screenshot(page, 'cron-running');
+  expect(await c.getByRole('button', { name: 'Kill' }).isEnabled()).toBe(true);
+  await page.locator('.app-cron-card[data-name="Slow hook"][data-running="0"]').waitFor({ timeout: 10_000 });
+  await other.locator('.app-cron-card[data-name="Slow hook"][data-running="0"]').waitFor({ timeout: 10_000 });
+  expect(await bg(c)).toBe(idle);
+  await c.locator('[data-status="ok"]').waitFor();
+  await c.getByTestId('last').getByText('HTTP 200 OK').waitFor();
+  expect(await c.getByRole('button', { name: 'Kill' }).isDisabled()).toBe(true);
+
+  // History with the output tail.
+  await c.getByRole('button', { name: 'History' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.locator('tr[data-status="ok"]').first().waitFor();
+  await dialog.getByRole('button', { name: 'Output' }).first().click();
+  expect(await dialog.getByTestId('run-output').first().textContent()).toBe('slow done');
+  await screenshot(page, 'cron-history');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+
+  // Edit (the name opens the shared screen): a request that never answers; then run and kill it.
+  await c.getByRole('link', { name: 'Edit Slow hook' }).click();
+  await page.waitForURL((u) => /^\/cfg\/app_cron\/edit\/\d+$/.test(u.pathname));
+  const edit = page.getByRole('form', { name: 'Cron task' });
+  expect(await edit.getByLabel('Name').inputValue()).toBe('Slow hook');
+  await edit.getByLabel('Name').fill('Hanging hook');
+  await edit.getByLabel('Command').fill(`curl=${peerUrl}/never`);
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await toast(page, CRON_LABELS.saveOk);
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+  const h = card(page, 'Hanging hook');
+  await h.waitFor();
+  expect(await card(page, 'Slow hook').count()).toBe(0);
+  await card(other, 'Hanging hook').waitFor(); // the other screen re-read the list after the change
+  await h.getByRole('button', { name: 'Run now' }).click();
+  await page.locator('.app-cron-card[data-name="Hanging hook"][data-running="1"]').waitFor({ timeout: 5_000 });
+  await h.getByRole('button', { name: 'Kill' }).click();
+  await toast(page, 'Hanging hook: Killed');
+  await page.locator('.app-cron-card[data-name="Hanging hook"][data-running="0"]').waitFor({ timeout: 5_000 });
+  await h.locator('[data-status="killed"]').waitFor();
+  await screenshot(page, 'cron-killed');
+
+  // Pause / resume.
+  await h.getByRole('button', { name: 'Resume' }).click();
+  await toast(page, CRON_LABELS.saveOk);
+  await h.getByRole('button', { name: 'Pause' }).waitFor();
+  expect(await h.getByTestId('next').textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:00$/);
+  await h.getByRole('button', { name: 'Pause' }).click();
+  await h.getByRole('button', { name: 'Resume' }).waitFor();
+
+  // The service switch, seen by the other operator too.
+  await page.getByLabel('Cron service on').click();
+  await page.getByLabel('Cron service off').waitFor();
+  await other.getByLabel('Cron service off').waitFor();
+  await other.getByText('The cron service is off', { exact: false }).waitFor();
+  await page.getByLabel('Cron service off').click();
+  await page.getByLabel('Cron service on').waitFor();
+
+  // Delete from the edit screen: back to the list, the card is gone.
+  await h.getByRole('link', { name: 'Edit Hanging hook' }).click();
+  await page.waitForURL((u) => u.pathname.startsWith('/cfg/app_cron/edit/'));
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('button', { name: 'Yes' }).click();
+  await toast(page, CRON_LABELS.deleteOk);
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+  await page.getByText('No cron tasks yet.').waitFor();
+  await other.getByText('No cron tasks yet.').waitFor();
+}, T);
+
+test('a role-100 user gets the 403 page and no cron menu item', async () => {
+  await t.session(100);
+  const page = await newPage(browser);
+  pages.push(page);
+  await loginAs(page, t.url, 'user100', 'user100-password-1');
+  for (const path of ['/cfg/app_cron', '/cfg/app_cron/add', '/cfg/app_cron/edit/1']) {
+    await page.goto(t.url + path);
+    await page.locator('.app-forbidden').waitFor();
+    expect(await page.locator('.app-cron-card, form[aria-label="Cron task"]').count()).toBe(0);
+  }
+  expect(await page.locator('a[href="/cfg/app_cron"]').count()).toBe(0);
+}, T);
