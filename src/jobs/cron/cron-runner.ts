@@ -15,6 +15,7 @@ export const KILLED = 'killed';
 /** ... and when the console shuts down. */
 export const SHUTDOWN = 'shutdown';
 const INTERRUPTED = 'Interrupted: the console stopped';
+const TIMED_OUT = 'timeout';
 
 const tail = (s: string) => (s.length > CRON_OUTPUT_TAIL ? '…' + s.slice(-CRON_OUTPUT_TAIL) : s);
 
@@ -49,22 +50,27 @@ async function readTail(res: Response): Promise<string> {
  *   validation, audit) with the actor of the admin who saved the task and the run's abort signal.
  * Never throws: the outcome says ok, error or killed.
  */
-export async function runCronCmd(cmd: CronCmd, signal: AbortSignal, deps: { registry: RpcRegistry; actor: () => Promise<Actor> }): Promise<RunOutcome> {
+export async function runCronCmd(cmd: CronCmd, abort: AbortController, deps: { registry: RpcRegistry; actor: () => Promise<Actor>; timeoutMs?: number }): Promise<RunOutcome> {
+  const signal = abort.signal;
   const killed = () => signal.aborted && signal.reason === KILLED;
   try {
     if (cmd.kind === 'http') {
       const req = httpRequestOf(cmd);
-      const timeout = AbortSignal.timeout(CRON_HTTP_TIMEOUT_MS);
+      // The run's own controller carries the time-out too (one timer; cheaper than AbortSignal.any/timeout per run).
+      const timer = setTimeout(() => abort.abort(TIMED_OUT), deps.timeoutMs ?? CRON_HTTP_TIMEOUT_MS);
       try {
-        const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.any([signal, timeout]) });
+        const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal });
         const output = await readTail(res);
         return { status: res.ok ? 'ok' : 'error', message: `HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`, output };
       } catch (err) {
         if (killed()) return { status: 'killed', message: 'Killed', output: null };
+        if (signal.aborted && signal.reason === TIMED_OUT) return { status: 'error', message: TIMEOUT_MESSAGE, output: null };
         if (signal.aborted) return { status: 'error', message: INTERRUPTED, output: null };
-        if (timeout.aborted) return { status: 'error', message: TIMEOUT_MESSAGE, output: null };
         const e = err as Error & { cause?: { code?: string; message?: string } };
-        return { status: 'error', message: e.cause?.code ? `${e.cause.code}: ${e.cause.message ?? e.message}` : e.message, output: null };
+        const message = e.cause?.code ? `${e.cause.code}: ${e.cause.message ?? e.message}` : e.cause?.message ? `${e.message}: ${e.cause.message}` : e.message;
+        return { status: 'error', message, output: null };
+      } finally {
+        clearTimeout(timer);
       }
     }
     const actor = await deps.actor();

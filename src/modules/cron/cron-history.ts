@@ -76,13 +76,27 @@ export class CronHistory implements OnModuleInit, OnModuleDestroy {
         const batch = this.queue.splice(0, INSERT_CHUNK).filter((r) => !this.deleted.has(r.task_id));
         if (!batch.length) continue;
         try {
-          await this.runs.createQueryBuilder().insert().values(batch).updateEntity(false).execute();
+          await this.insert(batch);
         } catch (err) {
           this.log.error(`could not write ${batch.length} cron runs: ${(err as Error).message}`);
         }
       }
     });
     return this.chain;
+  }
+
+  /**
+   * One multi-row INSERT with the driver's own value conversion (dates for SQLite or MariaDB): the
+   * query builder's parameter handling costs more than the insert itself at 200 rows.
+   */
+  private async insert(batch: RunRow[]) {
+    const ds = this.runs.manager.connection;
+    const cols = this.runs.metadata.columns.filter((c) => !c.isGenerated);
+    const row = `(${cols.map(() => '?').join(', ')})`;
+    const params: unknown[] = [];
+    for (const r of batch) for (const c of cols) params.push(ds.driver.preparePersistentValue(r[c.propertyName as keyof RunRow] ?? null, c));
+    const table = ds.driver.escape(this.runs.metadata.tableName);
+    await ds.query(`INSERT INTO ${table} (${cols.map((c) => ds.driver.escape(c.databaseName)).join(', ')}) VALUES ${batch.map(() => row).join(', ')}`, params);
   }
 
   /** Keeps the newest CRON_HISTORY_KEEP runs of each task that ran since the last prune. */
