@@ -317,10 +317,12 @@ const flag = z
   .union([z.literal(0), z.literal(1), z.literal('0'), z.literal('1'), z.boolean()])
   .transform((v): 0 | 1 => (v === true || v === 1 || v === '1' ? 1 : 0));
 const id = z.coerce.number({ message: 'Id must be a number' }).int('Id must be a whole number').positive('Id must be positive');
+/** An Id that may be absent: '', 0 and null (what a form sends for a new task) mean none. */
+const optionalId = z.preprocess((v) => (v === '' || v === null || v === 0 || v === '0' ? undefined : v), id.optional());
 
 /** Save (`POST /cfg/save_app_cron`, `saveAppCron`): without Id creates (name and cmd required), with Id updates the fields given. */
 export const CronSaveArgs = z.object({
-  Id: id.optional(),
+  Id: optionalId,
   name: text.pipe(z.string().trim().max(CRON_NAME_MAX, `Name is at most ${CRON_NAME_MAX} characters`)).optional(),
   second: text.optional(),
   minute: text.optional(),
@@ -335,7 +337,7 @@ export type CronSaveArgs = z.output<typeof CronSaveArgs>;
 
 /** `{Id}`, or the Id itself (`deleteAppCron(Id)`). */
 export const CronIdArgs = z.preprocess((v) => (typeof v === 'number' || typeof v === 'string' ? { Id: v } : v), z.object({ Id: id }));
-export const CronGetArgs = z.preprocess((v) => (v === undefined || v === null ? {} : typeof v === 'number' || typeof v === 'string' ? { Id: v } : v), z.object({ Id: id.optional() }));
+export const CronGetArgs = z.preprocess((v) => (v === undefined || v === null ? {} : typeof v === 'number' || typeof v === 'string' ? { Id: v } : v), z.object({ Id: optionalId }));
 export const CronRunsArgs = z.object({
   Id: id,
   page: z.coerce.number().int().min(1).default(1),

@@ -124,6 +124,16 @@ describe(`cron tasks: contract (${process.env.TEST_DATABASE_URL ? 'mariadb' : 's
     expect((await t.rpc(admin, 'cfg.appCronDelete', { Id: other.Id })).env).toMatchObject({ status: 'empty', code: 404 });
   });
 
+  test("a form's empty Id ('' or 0) creates; GET with an empty Id lists", async () => {
+    const a = ok((await t.rest<Envelope<{ Id: number }>>(admin, 'POST', '/cfg/save_app_cron', { Id: '', name: 'from a form', cmd: 'curl=http://127.0.0.1:9/a', suspended: '1' })).body);
+    const b = await save({ Id: 0, name: 'from a form 2', cmd: 'curl=http://127.0.0.1:9/b', suspended: 1 });
+    expect(b.Id).toBeGreaterThan(a.Id);
+    const list = ok((await t.rest<Envelope<CronTaskView[]>>(admin, 'GET', '/cfg/app_cron?Id=')).body);
+    expect(list.filter((x) => x.name.startsWith('from a form')).map((x) => x.suspended)).toEqual([1, 1]);
+    await rpc('cfg.appCronDelete', { Id: a.Id });
+    await rpc('cfg.appCronDelete', b.Id);
+  });
+
   test('the cmd is stored in its canonical form', async () => {
     const { Id } = await save({ name: 'canon', cmd: ' method = POST | curl = http://127.0.0.1:9/hook | arg=a=1&&b=2', suspended: 1 });
     expect((await task(Id)).cmd).toBe('curl=http://127.0.0.1:9/hook|method=POST|arg=a=1&&b=2');

@@ -1,5 +1,5 @@
 import {
-  actionArgument, actionName, CRON_DEFAULTS, CronCmdError, CronIdArgs, CronSaveArgs, CronServiceArgs, cronFieldError, cronPattern,
+  actionArgument, actionName, CRON_DEFAULTS, CronCmdError, CronGetArgs, CronIdArgs, CronSaveArgs, CronServiceArgs, cronFieldError, cronPattern,
   httpRequestOf, nextRunOf, parseCronCmd, serializeCronCmd, validateCronTask, type CronCmd,
 } from '../../src/contracts/cron.js';
 
@@ -154,6 +154,12 @@ describe('cron input schemas', () => {
     expect(CronSaveArgs.parse({ name: 'a', second: 0, suspended: true })).toEqual({ name: 'a', second: '0', suspended: 1 });
     expect(CronSaveArgs.parse({ Id: '3', suspended: '0' })).toEqual({ Id: 3, suspended: 0 });
     expect(CronSaveArgs.safeParse({ suspended: 2 }).success).toBe(false);
+    // What a form sends for a new task: no Id.
+    for (const Id of ['', 0, null, '0']) expect(CronSaveArgs.parse({ Id, name: 'n' })).toEqual({ name: 'n' });
+    expect(CronSaveArgs.safeParse({ Id: -3 }).success).toBe(false);
+    expect(CronGetArgs.parse({ Id: '' })).toEqual({});
+    expect(CronGetArgs.parse({ Id: '4' })).toEqual({ Id: 4 });
+    expect(CronGetArgs.parse(undefined)).toEqual({});
   });
   test('Id alone or {Id}; service as a value, {service} or {status}', () => {
     expect(CronIdArgs.parse(5)).toEqual({ Id: 5 });
