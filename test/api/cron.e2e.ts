@@ -304,6 +304,7 @@ describe('cron engine', () => {
     await waitFor('b in flight', () => peer.open > 0, 5_000);
     expect(await rpc('cron.setServiceStatus', { service: 0 })).toEqual({ service: 0, scheduling: true });
     expect(await rpc('cron.getServiceStatus')).toEqual({ service: 0, scheduling: true });
+    await sleep(300); // a request sent just before the switch reaches the peer
     const counts = [peer.count('/fast/svc-a'), peer.count('/slow/svc-b')];
     await sleep(2_500);
     expect([peer.count('/fast/svc-a'), peer.count('/slow/svc-b')]).toEqual(counts);
@@ -389,6 +390,7 @@ describe('cron across a restart', () => {
     const { Id } = ok((await first.rpc<{ Id: number }>(h1, 'saveAppCron', everySecond('survivor', `curl=${peer.url}/fast/restart`))).env);
     await waitFor('ticks', () => peer.count('/fast/restart') >= 1, 5_000);
     await first.app.close();
+    await sleep(300);
     const stopped = peer.count('/fast/restart');
     await sleep(1_500);
     expect(peer.count('/fast/restart')).toBe(stopped);
@@ -403,6 +405,7 @@ describe('cron across a restart', () => {
       try {
         const h3 = (await third.session(1)).hash;
         expect(ok((await third.rpc(h3, 'cron.getServiceStatus')).env)).toEqual({ service: 0, scheduling: true });
+        await sleep(300);
         const n = peer.count('/fast/restart');
         await sleep(2_000);
         expect(peer.count('/fast/restart')).toBe(n);
