@@ -70,6 +70,7 @@ describe('login limiter', () => {
 
 describe('audit summaries', () => {
   test('mask secret-looking fields at any depth and bound the size', () => {
+    expect(summarizeArgs({ sshkey: 'K1', key_data: 'K2', apiKey: 'K3' })).not.toMatch(/K1|K2|K3/);
     const s = summarizeArgs({ name: 'web1', sshpass: 'hunter2', nested: { private_key: 'KEY', token: 't' }, key: 'abc', list: [{ password: 'x' }] });
     expect(s).not.toMatch(/hunter2|KEY"|"t"|abc|"x"/);
     expect(s).toContain('web1');

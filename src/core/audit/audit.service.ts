@@ -5,7 +5,8 @@ import type { AuditRow, Paged } from '../../contracts/auth.js';
 import type { Actor } from '../auth/actor.js';
 import { AuditEntity } from './audit.entity.js';
 
-const SECRET_KEY = /pass|secret|token|hash|private|^key$|cluster_key|api_?key/i;
+/** Field names treated as secrets: any *pass*, *secret*, *token*, *hash*, *private*, *credential*, or ending in key/key_data. */
+const SECRET_KEY = /pass|secret|token|hash|private|credential|key(_?data)?$/i;
 const MAX_ARGS = 2000;
 
 /** A copy of the arguments with every secret-looking field masked, as a bounded JSON string. */
