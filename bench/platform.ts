@@ -33,6 +33,6 @@ writeSection('platform', [
   ...rows.map(([name, r]) => `| ${name} | ${r.rps} | ${r.p50} | ${r.p99} | ${(r.rps / ref).toFixed(2)} | ${r.errors} / ${r.non2xx} |`),
   '',
   'Each RPC request runs 10 methods (user.me, user.getList and audit.getList with 20 rows) one after another, after one session lookup (a digest read and a user read).',
-  'The health check pays for the framework (Express 5, helmet headers, the global guard, interceptors) and a `SELECT 1`; a batch method costs about 0.1 ms on top of its query.',
+  'The health check pays for the framework (Express 5, helmet headers, the global guard, interceptors) and a `SELECT 1`; the batch runs about 9,600 methods a second, about 0.1 ms of one core per method including its query.',
 ].join('\n'));
 process.exit(0);
