@@ -12,6 +12,7 @@ import type { Paged } from '../../src/contracts/auth.js';
 import type { CronRunView, CronStatus, CronStatusEvent, CronTaskView } from '../../src/contracts/cron.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 jest.setTimeout(60_000);
 
@@ -52,16 +53,6 @@ async function startPeer(): Promise<Peer> {
   return peer;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 let t: TestApp;
 let peer: Peer;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { CRON_LABELS } from '../../src/contracts/cron.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { errorsOf, launchBrowser, loginAs, newPage, screenshot } from '../helpers/browser.js';
+import { expectNoPageErrors, launchBrowser, loginAs, newPage, screenshot } from '../helpers/browser.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 90_000;
@@ -59,11 +59,8 @@ afterAll(async () => {
   await new Promise((r) => peer.close(r));
 });
 
-afterEach(() => {
-  const errs = pages.flatMap((p) => errorsOf(p));
-  pages.length = 0;
-  expect(errs).toEqual([]);
-});
+// No uncaught exception or console error in any page of the test.
+afterEach(() => expectNoPageErrors(pages));
 
 test('create a task, see it turn green while it runs (for every operator), history, kill, pause, edit, delete', async () => {
   const page = await adminPage('/cfg/app_cron');

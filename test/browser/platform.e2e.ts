@@ -15,7 +15,7 @@ import { MENU } from '../../src/contracts/menu.js';
 import { MSG } from '../../src/contracts/messages.js';
 import { roleAllows } from '../../src/contracts/roles.js';
 import { ADMIN, startApp, type TestApp } from '../helpers/app.js';
-import { MOBILE, errorsOf, launchBrowser, loginAs, newPage, pathOf, screenshot, storageItem } from '../helpers/browser.js';
+import { MOBILE, expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot, storageItem } from '../helpers/browser.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 60_000;
@@ -60,12 +60,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-afterEach(() => {
-  // No uncaught exception or console error in any page of the test.
-  const errs = pages.flatMap((p) => errorsOf(p));
-  pages.length = 0;
-  expect(errs).toEqual([]);
-});
+// No uncaught exception or console error in any page of the test.
+afterEach(() => expectNoPageErrors(pages));
 
 test('logged out: a deep link goes to /auth; login through the form returns to it, and it survives reload', async () => {
   const page = await open();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { MSG } from '../../src/contracts/messages.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { errorsOf, launchBrowser, loginAs, newPage, screenshot } from '../helpers/browser.js';
+import { expectNoPageErrors, launchBrowser, loginAs, newPage, screenshot } from '../helpers/browser.js';
 import { startTlsServer, type TlsPeer } from '../helpers/tls.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
@@ -74,11 +74,8 @@ afterAll(async () => {
   await tls30?.stop();
 });
 
-afterEach(() => {
-  const errs = pages.flatMap((p) => errorsOf(p));
-  pages.length = 0;
-  expect(errs).toEqual([]);
-});
+// No uncaught exception or console error in any page of the test.
+afterEach(() => expectNoPageErrors(pages));
 
 test('the map groups servers by parent then type, unknown parents under FREE (last)', async () => {
   const page = await adminPage('/srv/srv_map');

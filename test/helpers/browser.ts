@@ -55,6 +55,13 @@ export async function newPage(browser: Browser, opts: PageOptions = {}): Promise
 /** Errors the page logged so far (uncaught exceptions, console.error). */
 export const errorsOf = (page: Page): string[] => pageErrors.get(page) ?? [];
 
+/** Takes the pages a test opened and fails when any logged an uncaught exception or console error. */
+export function expectNoPageErrors(pages: Page[]) {
+  const errs = pages.flatMap((p) => errorsOf(p));
+  pages.length = 0;
+  expect(errs).toEqual([]);
+}
+
 /**
  * Signs in through the real /auth form (login, password, Next) and waits until the app left /auth
  * and shows the signed-in top bar. Returns the session hash the app stored.
