@@ -53,7 +53,7 @@ export function setUnauthorizedHandler(fn: UnauthorizedHandler) {
 }
 
 /** 401 from any call: the session is gone. Clear it, remember where the user was, go to /auth. */
-function sessionEnded() {
+export function sessionEnded() {
   const here = location.pathname + location.search;
   clearSession();
   setInpoint(here);

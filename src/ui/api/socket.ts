@@ -4,7 +4,8 @@ import {
   API_TIMEOUT_MS, SOCKET_CLIENT_STATUS, SOCKET_RECONNECT_ATTEMPTS, SOCKET_RECONNECT_MS, TIMEOUT_MESSAGE, TIMEOUT_STATUS,
 } from '../../contracts/constants.js';
 import type { ServerEvents } from '../../contracts/events.js';
-import { ApiError } from './http.js';
+import { MSG } from '../../contracts/messages.js';
+import { ApiError, sessionEnded } from './http.js';
 import { getHash } from './session.js';
 
 /**
@@ -88,6 +89,12 @@ export function getSocket(): Socket | null {
   s.on('connect_error', (err) => {
     if (socket !== s) return;
     lastError = err.message;
+    // The server refused the handshake's session (expired or ended elsewhere): sign in again.
+    if (err.message === MSG.sessionRequired) {
+      closeSocket();
+      sessionEnded();
+      return;
+    }
     if (s.active) setStatus('reconnecting');
     else retryManually(s);
   });
