@@ -13,11 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 
-async function ok<T = any>(method: string, args?: unknown): Promise<T> {
-  const r = await t.rpc<T>(admin, method, args);
-  if (r.env.status !== 'ok') throw new Error(`${method} ${JSON.stringify(args)} -> ${JSON.stringify(r.env)}`);
-  return r.env.result;
-}
+const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, args);
 
 describe(`cluster configs (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, () => {
   test("insert, update, remove batches answer 'Insert ok!', 'Update ok!', 'Delete ok!'", async () => {

@@ -25,11 +25,7 @@ afterAll(async () => {
   await long?.stop();
 });
 
-async function ok<T = any>(method: string, args?: unknown): Promise<T> {
-  const r = await t.rpc<T>(admin, method, args);
-  if (r.env.status !== 'ok') throw new Error(`${method} ${JSON.stringify(args)} -> ${JSON.stringify(r.env)}`);
-  return r.env.result;
-}
+const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, args);
 
 describe(`SSL hosts (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, () => {
   test('sslUpdateHost creates (answers {Id}), normalises the host, keeps a port, refuses duplicates and bad hosts', async () => {

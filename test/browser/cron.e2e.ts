@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { CRON_LABELS } from '../../src/contracts/cron.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { expectNoPageErrors, launchBrowser, loginAs, newPage, screenshot } from '../helpers/browser.js';
+import { expectNoPageErrors, launchBrowser, loginAs, newPage, openSignedIn, screenshot } from '../helpers/browser.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 90_000;
@@ -31,12 +31,8 @@ const peer = createServer((req, res) => {
 });
 
 async function adminPage(path: string): Promise<Page> {
-  const page = await newPage(browser);
+  const page = await openSignedIn(browser, t.url, path, ADMIN.login, ADMIN.password);
   pages.push(page);
-  await page.goto(t.url + path);
-  await page.waitForURL((u) => u.pathname === '/auth');
-  await loginAs(page, t.url, ADMIN.login, ADMIN.password);
-  await page.waitForURL((u) => u.pathname === path);
   return page;
 }
 const toast = (page: Page, text: string) => page.locator('.app-notify', { hasText: text }).first().waitFor();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { MSG } from '../../src/contracts/messages.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { expectNoPageErrors, launchBrowser, loginAs, newPage, screenshot } from '../helpers/browser.js';
+import { expectNoPageErrors, launchBrowser, loginAs, newPage, openSignedIn, screenshot } from '../helpers/browser.js';
 import { startTlsServer, type TlsPeer } from '../helpers/tls.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
@@ -25,19 +25,11 @@ let tls30: TlsPeer;
 const pages: Page[] = [];
 const ids: Record<string, number> = {};
 
-async function ok<R = any>(method: string, args?: unknown): Promise<R> {
-  const r = await t.rpc<R>(admin, method, args);
-  if (r.env.status !== 'ok') throw new Error(`${method}: ${JSON.stringify(r.env)}`);
-  return r.env.result;
-}
+const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, args);
 
 async function adminPage(path: string): Promise<Page> {
-  const page = await newPage(browser);
+  const page = await openSignedIn(browser, t.url, path, ADMIN.login, ADMIN.password);
   pages.push(page);
-  await page.goto(t.url + path);
-  await page.waitForURL((u) => u.pathname === '/auth');
-  await loginAs(page, t.url, ADMIN.login, ADMIN.password);
-  await page.waitForURL((u) => u.pathname === path);
   return page;
 }
 

@@ -27,6 +27,8 @@ export interface TestApp {
   session(role?: number, login?: string): Promise<SessionValues>;
   /** One RPC call; returns the envelope and the HTTP status. */
   rpc<T = unknown>(hash: string | null, method: string, args?: unknown): Promise<{ status: number; env: Envelope<T> }>;
+  /** One RPC call that must succeed: returns its result, or throws with the method, args and envelope. */
+  ok<T = any>(hash: string, method: string, args?: unknown): Promise<T>;
   /** A REST call under /api; returns status and parsed body. */
   rest<T = unknown>(hash: string | null, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   close(): Promise<void>;
@@ -82,6 +84,12 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     return { status: r.status, env: (Array.isArray(r.body) ? r.body[0] : r.body) as never };
   };
 
+  const ok: TestApp['ok'] = async (hash, method, args) => {
+    const r = await rpc<never>(hash, method, args);
+    if (r.env.status !== 'ok') throw new Error(`${method} ${JSON.stringify(args)} -> ${JSON.stringify(r.env)}`);
+    return r.env.result;
+  };
+
   const sessions = new Map<string, SessionValues>();
   const login = async (l: string, p: string): Promise<SessionValues> => {
     const r = await rest<Envelope<SessionValues>>(null, 'POST', '/user/auth', { key: encodeAuthKey(l, p) });
@@ -109,7 +117,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   };
 
   return {
-    app, cfg, url, rest, rpc, session,
+    app, cfg, url, rest, rpc, ok, session,
     dbLabel: mysql ? 'mariadb' : 'sqlite',
     close: async () => {
       await app.close();

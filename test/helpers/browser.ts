@@ -99,3 +99,13 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (!dir) return;
   await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true, animations: 'disabled' });
 }
+
+/** A new page that opens `path`, is sent to /auth, signs in there and lands back on `path`. */
+export async function openSignedIn(browser: Browser, baseUrl: string, path: string, login: string, password: string): Promise<Page> {
+  const page = await newPage(browser);
+  await page.goto(baseUrl + path);
+  await page.waitForURL((u) => u.pathname === '/auth');
+  await loginAs(page, baseUrl, login, password);
+  await page.waitForURL((u) => u.pathname === path);
+  return page;
+}
