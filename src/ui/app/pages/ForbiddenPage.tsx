@@ -1,18 +1,8 @@
-import { Link } from 'react-router-dom';
 import { MSG } from '../../../contracts/messages.js';
-import { useDocumentTitle } from '../../kit/PageTitle.js';
+import { StatusPage } from './StatusPage.js';
 
 /** Signed in, but the role is too weak for this route. */
 export function ForbiddenPage() {
-  useDocumentTitle('403');
-  return (
-    <div className="text-center py-5 app-forbidden">
-      <h1 className="display-4 fw-bold text-secondary mb-1">403</h1>
-      <p className="fs-5 mb-3">{MSG.forbidden}</p>
-      <Link to="/" className="btn btn-outline-primary btn-sm">
-        Home
-      </Link>
-    </div>
-  );
+  return <StatusPage code="403" text={MSG.forbidden} title="403" className="app-forbidden" />;
 }
 export default ForbiddenPage;
