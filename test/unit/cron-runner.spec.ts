@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { CRON_OUTPUT_TAIL, parseCronCmd } from '../../src/contracts/cron.js';
 import { AppError } from '../../src/core/errors.js';
 import type { RpcRegistry } from '../../src/core/rpc/rpc.registry.js';
-import { KILLED, runCronCmd } from '../../src/jobs/cron/cron-runner.js';
+import { KILLED, runCronCmd } from '../../src/modules/cron/cron-runner.js';
 
 let server: Server;
 let url = '';

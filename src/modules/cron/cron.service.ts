@@ -13,7 +13,7 @@ import { UserEntity } from '../../core/auth/user.entity.js';
 import { AppError, fromZod, notFound } from '../../core/errors.js';
 import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
 import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
-import { CronEngine } from '../../jobs/cron/cron-engine.js';
+import { CronEngine } from './cron-engine.js';
 import { CronHistory } from './cron-history.js';
 import { CronTaskEntity } from './cron.entities.js';
 

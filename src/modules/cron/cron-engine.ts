@@ -13,8 +13,8 @@ import { UserEntity } from '../../core/auth/user.entity.js';
 import { AppError, badRequest, conflict } from '../../core/errors.js';
 import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
-import { CronHistory } from '../../modules/cron/cron-history.js';
-import { CronSettingEntity, CronTaskEntity } from '../../modules/cron/cron.entities.js';
+import { CronHistory } from './cron-history.js';
+import { CronSettingEntity, CronTaskEntity } from './cron.entities.js';
 import { CronCoordinator, RUNNING_MARK_MS, type CronControl, type RunningMark } from './cron-coordinator.js';
 import { KILLED, runCronCmd, SHUTDOWN, type RunOutcome } from './cron-runner.js';
 
@@ -56,7 +56,7 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
  * The cron engine: tasks from the database become croner schedules (six fields, second first), kept
  * in this engine's own map rather than @nestjs/schedule's SchedulerRegistry, which only holds the
  * `cron` package's CronJob. Each tick claims the run (Redis when configured), refuses to start a task
- * that is still running (a 'skipped' row), runs it (src/jobs/cron/cron-runner.ts), records the run
+ * that is still running (a 'skipped' row), runs it (cron-runner.ts), records the run
  * and tells every admin through `cron.status`. Pause/resume, run now, kill, the service switch and
  * reload act on the same map; with Redis they reach every instance.
  */
