@@ -1,7 +1,7 @@
 import { Component, Suspense, useEffect, useMemo, type ErrorInfo, type ReactNode } from 'react';
 import Alert from 'react-bootstrap/Alert';
 import Button from 'react-bootstrap/Button';
-import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
+import { createBrowserRouter, Route, RouterProvider, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { setUnauthorizedHandler } from '../api/http.js';
 import { useSession } from '../api/hooks.js';
 import { setInpoint } from '../api/session.js';
@@ -119,10 +119,10 @@ function Shell() {
   );
 }
 
+/** A data router (not <BrowserRouter>) so that pages can block navigation (useBlocker, useUnsavedPrompt). */
+let router: ReturnType<typeof createBrowserRouter> | undefined;
+
 export function App() {
-  return (
-    <BrowserRouter>
-      <Shell />
-    </BrowserRouter>
-  );
+  router ??= createBrowserRouter([{ path: '*', element: <Shell /> }]);
+  return <RouterProvider router={router} />;
 }
