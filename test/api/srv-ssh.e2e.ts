@@ -127,6 +127,28 @@ describe(`SSH connection test (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sq
     expect(r.map((x) => (x.ok ? x.value.stdout.trim() : x.reason))).toEqual(['fan-42', 'auth', 'fan-42', 'fan-42']);
   });
 
+  test('stdin reaches the command; streamed output arrives whole, in order, past the 1 MB cap, with a slow consumer', async () => {
+    const ssh = t.app.get(SshService);
+    const target = { host: '127.0.0.1', port: sshd.port, username: sshd.user, password: sshd.password };
+    const echoed = await ssh.exec(target, 'wc -l; cat', { stdin: 'a\nb\nc\n' });
+    expect(echoed.stdout).toBe('3\n');
+    const chunks: Buffer[] = [];
+    let calls = 0;
+    const r = await ssh.exec(target, 'seq 1 400000', {
+      onStdout: async (c) => {
+        chunks.push(c);
+        if (++calls % 20 === 0) await new Promise((res) => setTimeout(res, 5));
+      },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    const lines = Buffer.concat(chunks).toString().trimEnd().split('\n');
+    expect(lines.length).toBe(400000);
+    expect(lines[0]).toBe('1');
+    expect(lines[399999]).toBe('400000');
+    expect(lines.every((l, i) => l === String(i + 1))).toBe(true);
+  });
+
   test('a changed host key is refused with a clear message until an admin accepts it (audited)', async () => {
     const Id = await server({ name: 'ssh-rotate', sshpass: sshd.password });
     const pinned = (await ok('srv.test_connect_ssh', { Id })).fingerprint;

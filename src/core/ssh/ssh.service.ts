@@ -28,6 +28,14 @@ export interface SshCallOptions {
   /** Bound on a command's run. */
   commandTimeoutMs?: number;
   signal?: AbortSignal;
+  /** Written to the command's standard input, which is then closed (e.g. an `ipset restore` script). */
+  stdin?: string | Buffer;
+  /**
+   * Streams standard output instead of collecting it (no 1 MB cap; `stdout` is then empty): each chunk
+   * is handed over in order, and the channel is paused while the returned promise is pending, so a
+   * slow consumer (a parser, a database write) holds the remote side back instead of buffering.
+   */
+  onStdout?: (chunk: Buffer) => void | Promise<void>;
 }
 
 export interface SshConnection {
@@ -247,9 +255,20 @@ export class SshService implements OnApplicationShutdown {
         const errOut: Buffer[] = [];
         let outLen = 0;
         let errLen = 0;
-        ch.on('data', (d: Buffer) => { if (outLen < MAX_OUTPUT) { out.push(d); outLen += d.length; } });
+        let pending: Promise<void> = Promise.resolve();
+        const onStdout = opts.onStdout;
+        if (onStdout) {
+          ch.on('data', (d: Buffer) => {
+            const r = onStdout(d);
+            if (r && typeof r.then === 'function') {
+              ch.pause();
+              pending = pending.then(() => r).then(() => { ch.resume(); }, (err: Error) => { ch.close(); finish(err); });
+            }
+          });
+        } else ch.on('data', (d: Buffer) => { if (outLen < MAX_OUTPUT) { out.push(d); outLen += d.length; } });
         ch.stderr.on('data', (d: Buffer) => { if (errLen < MAX_OUTPUT) { errOut.push(d); errLen += d.length; } });
-        ch.on('close', (code: number | null, signal?: string) =>
+        if (opts.stdin !== undefined) ch.end(opts.stdin);
+        ch.on('close', (code: number | null, signal?: string) => void pending.then(() =>
           finish(null, {
             code: code ?? null,
             signal: signal ?? null,
@@ -257,7 +276,7 @@ export class SshService implements OnApplicationShutdown {
             stderr: Buffer.concat(errOut).subarray(0, MAX_OUTPUT).toString('utf8'),
             ms: Date.now() - started,
           }),
-        );
+        ));
       });
     });
   }
