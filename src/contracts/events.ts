@@ -5,6 +5,33 @@
 export interface ServerEvents {
   /** A message refused by the guard or failed in its handler. */
   exception: { status: 'error'; message: string };
+  /** A server of the map was created, saved, switched, cloned or removed, or its host key changed. Admins only. */
+  'srv.changed': SrvChangedEvent;
+  /** SSL hosts were added, edited, removed or checked. Admins only. */
+  'ssl.changed': SslChangedEvent;
+  /** Cluster config rows were inserted, updated or removed. Admins only. */
+  'cfg.configs_changed': ConfigsChangedEvent;
+}
+
+/** Payload of `srv.changed`: what happened to which server; clients re-read the map (and patch `status` at once). */
+export interface SrvChangedEvent {
+  action: 'create' | 'save' | 'status' | 'clone' | 'remove' | 'hostkey';
+  Id: number;
+  name: string;
+  /** The new on/off value of a status switch. */
+  status?: number;
+}
+
+/** Payload of `ssl.changed`: the rows concerned; clients re-read the list. */
+export interface SslChangedEvent {
+  action: 'add' | 'edit' | 'remove' | 'check';
+  Ids: number[];
+}
+
+/** Payload of `cfg.configs_changed`. */
+export interface ConfigsChangedEvent {
+  action: 'insert' | 'update' | 'remove';
+  count: number;
 }
 
 /** Rooms every socket joins on connect: `min:1` holds admins, `min:10` content and stronger, ... */

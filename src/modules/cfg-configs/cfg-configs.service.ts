@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { In, type DataSource, type Repository } from 'typeorm';
 import type { z } from 'zod';
+import type { ConfigsChangedEvent } from '../../contracts/events.js';
 import { MSG } from '../../contracts/messages.js';
 import { Role } from '../../contracts/roles.js';
 import {
@@ -9,6 +10,7 @@ import {
   type ClusterConfigView, type DomainView,
 } from '../../contracts/srv.js';
 import { notFound } from '../../core/errors.js';
+import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { ClusterConfigEntity } from './cluster-config.entity.js';
 
@@ -24,7 +26,13 @@ export class CfgConfigsService {
   constructor(
     @InjectRepository(ClusterConfigEntity) private readonly configs: Repository<ClusterConfigEntity>,
     @InjectDataSource() private readonly db: DataSource,
+    private readonly realtime: RealtimeService,
   ) {}
+
+  /** Every admin's open configs page learns of it (issue 7: operators see each other's changes live). */
+  private changed(action: ConfigsChangedEvent['action'], count: number) {
+    if (count) this.realtime.emit('cfg.configs_changed', { action, count }, Role.admin);
+  }
 
   @Rpc('cfg.getConfigs', { role: Role.admin, input: ConfigListArgs, summary: '{type?}: cluster configs [{Id, type, value}] by type, then Id' })
   async getConfigs(a: z.output<typeof ConfigListArgs> = {}): Promise<ClusterConfigView[]> {
@@ -51,6 +59,7 @@ export class CfgConfigsService {
       for (const r of a.list) out.push(await repo.save(repo.create({ type: r.type, value: clean(r.type, r.value) })));
       return out;
     });
+    this.changed('insert', list.length);
     return { message: MSG.insertOk, count: list.length, list: list.map(view) };
   }
 
@@ -64,6 +73,7 @@ export class CfgConfigsService {
       if (missing.length) throw notFound(`Config rows not found: ${missing.join(', ')}`);
       for (const r of a.list) await repo.update({ Id: r.Id }, { type: r.type, value: clean(r.type, r.value) });
     });
+    this.changed('update', a.list.length);
     return { message: MSG.updateOk, count: a.list.length };
   }
 
@@ -71,6 +81,8 @@ export class CfgConfigsService {
   async removeBatch(a: z.output<typeof ConfigRemoveBatch>) {
     const ids = [...new Set(a.list)];
     const r = await this.configs.delete({ Id: In(ids) });
-    return { message: MSG.deleteOk, count: r.affected ?? ids.length };
+    const count = r.affected ?? ids.length;
+    this.changed('remove', count);
+    return { message: MSG.deleteOk, count };
   }
 }

@@ -9,9 +9,11 @@ import {
   type ServerGroup, type ServersMap, type ServerTypeGroup, type ServerView, type SshTestResult, type UpstreamPreview,
 } from '../../contracts/srv.js';
 import { MSG } from '../../contracts/messages.js';
+import type { SrvChangedEvent } from '../../contracts/events.js';
 import { Role } from '../../contracts/roles.js';
 import { SecretBox } from '../../core/crypto/secret-box.js';
 import { AppError, notFound } from '../../core/errors.js';
+import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
 import { SshError, SshService, type SshTarget, type HostKeyInfo } from '../../core/ssh/ssh.service.js';
 import { ServerEntity } from './server.entity.js';
@@ -34,6 +36,7 @@ export class SrvService {
     @InjectRepository(ServerEntity) private readonly servers: Repository<ServerEntity>,
     private readonly box: SecretBox,
     private readonly ssh: SshService,
+    private readonly realtime: RealtimeService,
   ) {}
 
   // ------------------------------------------------------------------------------------------
@@ -119,9 +122,15 @@ export class SrvService {
     if (!current) {
       const row = this.servers.create({ cod: 0, status: 1, ip: '', ip_local: '', sshlogin: '', sshport: 20001, number_in_nginx: 0, balance_db: 0, balance_cache: 0, balance_memcache: 0, balance_web: 0, read_nginx_log_firewall: 0, sshpass: null, sshkey: null, sshkey_pass: null, cluster_key: null, ...patch });
       const saved = await this.servers.save(row);
+      this.changed('create', saved);
       return { Id: saved.Id };
     }
-    if (Object.keys(patch).length) await this.servers.update({ Id: current.Id }, patch);
+    const keys = Object.keys(patch);
+    if (keys.length) {
+      await this.servers.update({ Id: current.Id }, patch);
+      if (keys.length === 1 && patch.status !== undefined) this.changed('status', current, { status: patch.status });
+      else this.changed('save', { Id: current.Id, name: patch.name ?? current.name });
+    }
     return { Id: current.Id };
   }
 
@@ -133,6 +142,7 @@ export class SrvService {
     else name = await this.freeName(`${src.name}-clone`);
     const { Id: _drop, ...rest } = src;
     const saved = await this.servers.save(this.servers.create({ ...rest, name }));
+    this.changed('clone', saved);
     return { Id: saved.Id, name };
   }
 
@@ -140,6 +150,7 @@ export class SrvService {
   async remove(a: z.output<typeof ServerRemoveArgs>): Promise<ServersMap | { Id: number; message: string }> {
     const s = await this.entity(a.Id);
     await this.servers.delete({ Id: s.Id });
+    this.changed('remove', s);
     return truthy(a.get_map) ? this.serversMap() : { Id: s.Id, message: MSG.deleteOk };
   }
 
@@ -170,17 +181,32 @@ export class SrvService {
   async testConnect(a: z.output<typeof ServerIdArgs>, ctx: Pick<RpcContext, 'actor' | 'signal'>): Promise<SshTestResult> {
     const s = await this.entity(a.Id);
     const target = this.targetOf(s);
-    const r = await this.ssh.test(target, { actor: ctx.actor, signal: ctx.signal });
+    let r: Awaited<ReturnType<SshService['test']>>;
+    try {
+      r = await this.ssh.test(target, { actor: ctx.actor, signal: ctx.signal });
+    } catch (err) {
+      // A changed host key is now pending: the map shows it with the accept button.
+      if (err instanceof SshError && err.reason === 'hostkey') this.changed('hostkey', s);
+      throw err;
+    }
+    if (r.pinned_now) this.changed('hostkey', s);
     return { message: MSG.connectOk as 'Connectn OK', Id: s.Id, host: target.host, port: target.port, ...r };
   }
 
   @Rpc('srv.acceptHostKey', { role: Role.admin, write: true, input: AcceptHostKeyArgs, summary: '{Id, fingerprint?}: pins the changed host key the server offered at the last refused connect (audited as ssh.hostkey.accept); answers {fingerprint, previous}' })
   async acceptHostKey(a: z.output<typeof AcceptHostKeyArgs>, ctx: RpcContext) {
     const s = await this.entity(a.Id);
-    return this.ssh.acceptPending(sshHostOf(s), s.sshport, a.fingerprint, ctx.actor);
+    const r = await this.ssh.acceptPending(sshHostOf(s), s.sshport, a.fingerprint, ctx.actor);
+    this.changed('hostkey', s);
+    return r;
   }
 
   // ------------------------------------------------------------------------------------------
+
+  /** Every admin's open map re-reads (issue 7: operators see each other's changes live). */
+  private changed(action: SrvChangedEvent['action'], s: { Id: number; name: string }, extra: Pick<SrvChangedEvent, 'status'> = {}) {
+    this.realtime.emit('srv.changed', { action, Id: s.Id, name: s.name, ...extra }, Role.admin);
+  }
 
   private async checkNameFree(name: string, exceptId?: number) {
     const qb = this.servers.createQueryBuilder('s').where('LOWER(s.name) = LOWER(:name)', { name });

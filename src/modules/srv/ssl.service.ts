@@ -5,11 +5,13 @@ import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import type { Repository } from 'typeorm';
 import type { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import type { SslChangedEvent } from '../../contracts/events.js';
 import { MSG } from '../../contracts/messages.js';
 import { Role } from '../../contracts/roles.js';
 import { SslIdArgs, SslUpdateArgs, parseSslHost, type SslHostView } from '../../contracts/srv.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { LeaseService } from '../../core/lease.service.js';
+import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { SslHostEntity } from './ssl-host.entity.js';
 
@@ -91,7 +93,13 @@ export class SslService {
     @InjectRepository(SslHostEntity) private readonly hosts: Repository<SslHostEntity>,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     private readonly leases: LeaseService,
+    private readonly realtime: RealtimeService,
   ) {}
+
+  /** Every admin's open SSL list re-reads (issue 7: operators see each other's changes live). */
+  private changed(action: SslChangedEvent['action'], Ids: number[]) {
+    if (Ids.length) this.realtime.emit('ssl.changed', { action, Ids }, Role.admin);
+  }
 
   private async row(Id: number): Promise<SslHostEntity> {
     const r = await this.hosts.findOne({ where: { Id } });
@@ -113,13 +121,17 @@ export class SslService {
     }
     if (a.Id === undefined) {
       const saved = await this.hosts.save(this.hosts.create({ host: a.host!, not_check: a.not_check ?? 0, day_last: null, ts_check: null, expires_at: null, chain_valid: null, chain_error: null, error: null }));
+      this.changed('add', [saved.Id]);
       return { Id: saved.Id };
     }
     const r = await this.row(a.Id);
     const patch: Partial<SslHostEntity> = {};
     if (a.not_check !== undefined) patch.not_check = a.not_check;
     if (a.host !== undefined && a.host !== r.host) Object.assign(patch, { host: a.host, day_last: null, ts_check: null, expires_at: null, chain_valid: null, chain_error: null, error: null });
-    if (Object.keys(patch).length) await this.hosts.update({ Id: r.Id }, patch);
+    if (Object.keys(patch).length) {
+      await this.hosts.update({ Id: r.Id }, patch);
+      this.changed('edit', [r.Id]);
+    }
     return { Id: r.Id };
   }
 
@@ -127,12 +139,15 @@ export class SslService {
   async remove(a: z.output<typeof SslIdArgs>) {
     const r = await this.row(a.Id);
     await this.hosts.delete({ Id: r.Id });
+    this.changed('remove', [r.Id]);
     return { Id: r.Id, message: MSG.deleteOk };
   }
 
   @Rpc('srv.sslCheckHost', { role: Role.admin, write: true, input: SslIdArgs, summary: '{Id}: checks the certificate now (TLS handshake with SNI); answers the row; a failure is recorded in error, not thrown' })
   async checkNow(a: z.output<typeof SslIdArgs>): Promise<SslHostView> {
-    return toView(await this.check(await this.row(a.Id)));
+    const r = await this.check(await this.row(a.Id));
+    this.changed('check', [r.Id]);
+    return toView(r);
   }
 
   @Rpc('srv.sslCheckAll', { role: Role.admin, write: true, summary: 'Checks every SSL host with not_check 0 now (5 at a time); answers the rows' })
@@ -153,6 +168,7 @@ export class SslService {
       }
     };
     await Promise.all(Array.from({ length: Math.min(SSL_CHECK_CONCURRENCY, rows.length) }, worker));
+    this.changed('check', rows.map((r) => r.Id));
     return { checked: rows.length, failed };
   }
 
