@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import type { z } from 'zod';
+import { IPSET_NAMES, SyncArgs, compareAddresses, parseRange, rangeContains, type SyncNodeResult, type SyncResult } from '../../contracts/firewall-rules.js';
+import { PROXY_TYPE } from '../../contracts/srv.js';
+import { Role } from '../../contracts/roles.js';
+import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
+import { SshService, type SshTarget } from '../../core/ssh/ssh.service.js';
+import { SrvService } from '../srv/srv.service.js';
+import { FirewallRulesService, type AllowEntry } from './firewall-rules.service.js';
+
+/** One member of a proxy's deny set: an address or range, or a `nomatch` hole punched into a range. */
+export type SetEntry = string; // '1.2.3.4', '10.0.0.0/8', '10.0.0.5 nomatch'
+
+const FAMILIES = [
+  { set: IPSET_NAMES.v4, family: 'inet', iptables: 'iptables', v6: false },
+  { set: IPSET_NAMES.v6, family: 'inet6', iptables: 'ip6tables', v6: true },
+] as const;
+
+/**
+ * The deny set: every denying IP rule and every enabled block rule, less the allowlist. An allowlisted
+ * address inside a blocked range becomes a `nomatch` entry (the range stays blocked, the address
+ * passes); a rule wholly inside an allowlisted range is left out. Both are reported as skipped.
+ */
+export function buildDenySet(denied: string[], ranges: string[], allow: AllowEntry[]) {
+  const entries = new Set<SetEntry>();
+  const skipped: SyncResult['skipped'] = [];
+  for (const value of [...denied, ...ranges]) {
+    const r = parseRange(value);
+    if (!r) continue;
+    const covering = allow.find((a) => a.range[1] <= r.range[1] && rangeContains(a.range, r.range[0].toString()));
+    if (covering) {
+      skipped.push({ value: r.text, reason: FirewallRulesService.allowReason([covering], r.range[0].toString()) ?? 'allowlisted' });
+      continue;
+    }
+    entries.add(r.text);
+    for (const a of allow) {
+      if (a.range[1] > r.range[1] && rangeContains(r.range, a.range[0].toString())) {
+        entries.add(`${a.text} nomatch`);
+        skipped.push({ value: a.text, reason: `inside ${r.text}, left open: ${a.reason}` });
+      }
+    }
+  }
+  return { entries: [...entries].sort(compareAddresses), skipped };
+}
+
+const isV6 = (e: SetEntry) => e.split(' ')[0].includes(':');
+
+/** The shell script run on a proxy (stdin: the `ipset restore` lines that fill the new sets). */
+export function syncScript(sudo: string): string {
+  const lines = ['set -e'];
+  for (const f of FAMILIES) lines.push(`${sudo}ipset destroy ${f.set}_new 2>/dev/null || true`);
+  lines.push(`${sudo}ipset restore`);
+  for (const f of FAMILIES) {
+    // Atomic: traffic sees the old set or the new one, never a half-filled set.
+    lines.push(`if ${sudo}ipset -q list -n ${f.set} >/dev/null; then ${sudo}ipset swap ${f.set}_new ${f.set} && ${sudo}ipset destroy ${f.set}_new; else ${sudo}ipset rename ${f.set}_new ${f.set}; fi`);
+    const rule = `INPUT -m set --match-set ${f.set} src -j DROP`;
+    lines.push(`${sudo}${f.iptables} -C ${rule} 2>/dev/null || ${sudo}${f.iptables} -I ${rule.replace('INPUT', 'INPUT 1')}`);
+  }
+  return lines.join('\n');
+}
+
+/** The `ipset restore` input that creates and fills the new sets. */
+export function restoreInput(entries: SetEntry[]): string {
+  const out: string[] = [];
+  for (const f of FAMILIES) {
+    const mine = entries.filter((e) => isV6(e) === f.v6);
+    out.push(`create ${f.set}_new hash:net family ${f.family} hashsize 1024 maxelem ${Math.max(65536, mine.length * 2)}`);
+    for (const e of mine) out.push(`add ${f.set}_new ${e}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** Entries of the current sets from `ipset save` output. */
+export function parseSaved(text: string): Set<SetEntry> {
+  const set = new Set<SetEntry>();
+  const names = new Set<string>(Object.values(IPSET_NAMES));
+  for (const line of text.split('\n')) {
+    const m = /^add (\S+) (\S+)( nomatch)?/.exec(line.trim());
+    if (m && names.has(m[1])) {
+      const r = parseRange(m[2]);
+      set.add(`${r?.text ?? m[2]}${m[3] ?? ''}`);
+    }
+  }
+  return set;
+}
+
+/**
+ * `srv/action.syncIptableRules` (000 §7): applies the deny set to every proxy (type 1, status 1) over
+ * SSH with ipset, atomically on each proxy (new set, swap, destroy) plus one DROP rule per family; a
+ * non-root login uses `sudo -n`. One dead proxy never stops the others. `{dry_run: true}` answers what
+ * would change and changes nothing.
+ */
+@Injectable()
+export class FirewallSyncService {
+  constructor(private readonly srv: SrvService, private readonly rules: FirewallRulesService, private readonly ssh: SshService) {}
+
+  @Rpc('srv/action.syncIptableRules', {
+    role: Role.admin, write: true, input: SyncArgs,
+    summary: '{dry_run?}: applies the deny set (denying IP rules + enabled block rules, less the allowlist) to every proxy with ipset; answers {nodes: [{Id, name, ok, added, removed, error?}], skipped, total}',
+  })
+  async sync(a: z.output<typeof SyncArgs>, ctx?: RpcContext): Promise<SyncResult> {
+    const [denied, ranges, allow] = await Promise.all([this.rules.deniedIps(), this.rules.blockedRanges(), this.rules.allowlist()]);
+    const { entries, skipped } = buildDenySet(denied, ranges, allow);
+    const proxies = (await this.srv.getList({ type: PROXY_TYPE })).filter((s) => s.status === 1);
+    const results = await this.ssh.fanOut(proxies, async (p): Promise<SyncNodeResult> => {
+      const target: SshTarget = await this.srv.sshTarget(p.Id);
+      const sudo = target.username === 'root' ? '' : 'sudo -n ';
+      const opts = { actor: ctx?.actor ?? null, signal: ctx?.signal };
+      const saved: Buffer[] = []; // streamed: 50,000 entries are past the 1 MB cap of collected output
+      await this.ssh.exec(target, `${sudo}ipset save ${IPSET_NAMES.v4} 2>/dev/null; ${sudo}ipset save ${IPSET_NAMES.v6} 2>/dev/null; true`, { ...opts, onStdout: (c) => { saved.push(c); } });
+      const before = parseSaved(Buffer.concat(saved).toString('utf8'));
+      const added = entries.filter((e) => !before.has(e));
+      const wanted = new Set(entries);
+      const removed = [...before].filter((e) => !wanted.has(e)).sort(compareAddresses);
+      if (!a.dry_run) {
+        const r = await this.ssh.exec(target, syncScript(sudo), { ...opts, stdin: restoreInput(entries) });
+        if (r.code !== 0) throw new Error(`ipset/iptables failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(0, 500)}`);
+      }
+      return { Id: p.Id, name: p.name, ok: true, added, removed };
+    });
+    return {
+      nodes: results.map((r) => (r.ok ? r.value : { Id: r.item.Id, name: r.item.name, ok: false, added: [], removed: [], error: r.error })),
+      skipped,
+      total: entries.length,
+    };
+  }
+}
