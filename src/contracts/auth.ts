@@ -51,6 +51,21 @@ export const ListArgs = z
   })
   .default({ page: 1, limit: 50 });
 
+/**
+ * A bound of the audit's date range: an ISO 8601 date (`2025-03-01`, a whole UTC day: `from` its
+ * start, `to` its end, so both days are included) or a date-time with a zone (`2025-03-01T00:00:00+02:00`,
+ * `...Z`; the UI sends the operator's local day bounds this way). Both bounds are inclusive; '' is no bound.
+ */
+const auditInstant = (side: 'start' | 'end') =>
+  z
+    .string()
+    .trim()
+    .max(40)
+    .refine((v) => v === '' || (/^\d{4}-\d{2}-\d{2}$/.test(v) ? z.iso.date().safeParse(v).success : z.iso.datetime({ offset: true }).safeParse(v).success), {
+      message: 'not a date (YYYY-MM-DD) or an ISO date-time with a zone',
+    })
+    .transform((v) => (v === '' ? undefined : /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T${side === 'start' ? '00:00:00.000' : '23:59:59.999'}Z`) : new Date(v)));
+
 export const AuditListArgs = z
   .object({
     page: z.coerce.number().int().min(1).default(1),
@@ -58,8 +73,13 @@ export const AuditListArgs = z
     method: z.string().max(190).optional(),
     login: z.string().max(64).optional(),
     outcome: z.enum(['ok', 'error']).optional(),
+    from: auditInstant('start').optional(),
+    to: auditInstant('end').optional(),
   })
+  .refine((a) => !a.from || !a.to || a.from <= a.to, { path: ['to'], message: 'the end of the range is before its start' })
   .default({ page: 1, limit: 50 });
+
+export const AuditGetArgs = z.object({ Id: z.coerce.number().int().positive() });
 
 export interface AuditRow {
   Id: number;
@@ -68,6 +88,8 @@ export interface AuditRow {
   login: string | null;
   method: string;
   args: string;
+  /** The object acted on ("server web-1 (#3)"), when its service named it. */
+  target: string | null;
   outcome: 'ok' | 'error';
   message: string | null;
   ip: string | null;

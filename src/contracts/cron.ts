@@ -122,6 +122,25 @@ export function serializeCronCmd(cmd: CronCmd): string {
 /** The RPC method an action task runs: `path=srv/action|method=syncIptableRules` -> `srv/action.syncIptableRules`. */
 export const actionName = (cmd: CronActionCmd) => `${cmd.path}.${cmd.method}`;
 
+/** The action part of a cmd for an RPC method name (`srv.sslCheckAll` -> `path=srv|method=sslCheckAll`): the path is the name up to its last dot. */
+export function actionCmdOf(methodName: string): string | null {
+  const dot = methodName.lastIndexOf('.');
+  if (dot <= 0 || dot === methodName.length - 1 || methodName.includes('|')) return null;
+  return `path=${methodName.slice(0, dot)}|method=${methodName.slice(dot + 1)}`;
+}
+
+/** One entry of `cron.getActions`: a registered method a cron task can run, with the cmd that names it. */
+export interface CronAction {
+  /** The RPC method (`srv.sslCheckAll`). */
+  name: string;
+  /** `path=srv|method=sslCheckAll`: saves as it is when `args` is empty. */
+  cmd: string;
+  /** The method's one-line summary (docs/api.md). */
+  summary: string;
+  /** Arguments the method requires (`Id`): add them as `|arg=Id=5`; empty when it runs without any. */
+  args: string[];
+}
+
 const KV = /^([A-Za-z_][\w.-]*)=([\s\S]*)$/;
 /** A literal read as JSON when it is one (5, true, null, "x", [..], {..}), else the text itself. */
 function literal(v: string): unknown {

@@ -3,6 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { AuditRow, Paged } from '../../contracts/auth.js';
 import type { Actor } from '../auth/actor.js';
+import { notFound } from '../errors.js';
+import { AUDIT_TARGET_MAX } from './audit-target.js';
 import { AuditEntity } from './audit.entity.js';
 
 /** Field names treated as secrets: any *pass*, *secret*, *token*, *hash*, *private*, *credential*, or ending in key/key_data. */
@@ -30,6 +32,8 @@ export interface AuditInput {
   actor?: Pick<Actor, 'uid' | 'login' | 'ip'> | null;
   method: string;
   args?: unknown;
+  /** The object acted on (see audit-target.ts); the registry and the interceptor fill it from the call's audit scope. */
+  target?: string | null;
   outcome: 'ok' | 'error';
   message?: string | null;
   started?: number;
@@ -51,6 +55,7 @@ export class AuditService {
         login: e.actor?.login?.slice(0, 64) ?? null,
         method: e.method.slice(0, 190),
         args: e.args === undefined ? null : summarizeArgs(e.args),
+        target: e.target?.slice(0, AUDIT_TARGET_MAX) || null,
         outcome: e.outcome,
         message: e.message?.slice(0, 1000) ?? null,
         ip: (e.ip ?? e.actor?.ip ?? null)?.slice(0, 64) ?? null,
@@ -61,15 +66,24 @@ export class AuditService {
     }
   }
 
-  async list(q: { page: number; limit: number; method?: string; login?: string; outcome?: 'ok' | 'error' }): Promise<Paged<AuditRow>> {
+  async list(q: { page: number; limit: number; method?: string; login?: string; outcome?: 'ok' | 'error'; from?: Date; to?: Date }): Promise<Paged<AuditRow>> {
     const qb = this.repo.createQueryBuilder('a').orderBy('a.Id', 'DESC').skip((q.page - 1) * q.limit).take(q.limit);
     if (q.method) qb.andWhere('a.method LIKE :m', { m: `%${q.method}%` });
     if (q.login) qb.andWhere('a.login = :l', { l: q.login });
     if (q.outcome) qb.andWhere('a.outcome = :o', { o: q.outcome });
+    // Both bounds inclusive, on the indexed ts column.
+    if (q.from) qb.andWhere('a.ts >= :from', { from: q.from });
+    if (q.to) qb.andWhere('a.ts <= :to', { to: q.to });
     const [rows, count] = await qb.getManyAndCount();
-    return {
-      list: rows.map((r) => ({ ...r, args: r.args ?? '', ts: r.ts.toISOString() })),
-      count, page: q.page, limit: q.limit,
-    };
+    return { list: rows.map(toRow), count, page: q.page, limit: q.limit };
+  }
+
+  /** One entry by Id (the audit page's detail view and its ?id= deep link); 404 when it is gone. */
+  async get(Id: number): Promise<AuditRow> {
+    const r = await this.repo.findOne({ where: { Id } });
+    if (!r) throw notFound(`Audit entry ${Id} not found`);
+    return toRow(r);
   }
 }
+
+const toRow = (r: AuditEntity): AuditRow => ({ ...r, args: r.args ?? '', target: r.target ?? null, ts: r.ts.toISOString() });

@@ -4,6 +4,7 @@ import type { Repository } from 'typeorm';
 import { ListArgs, UserSaveArgs, type Paged, type UserView } from '../../contracts/auth.js';
 import { Role } from '../../contracts/roles.js';
 import { Rpc, type RpcContext } from '../rpc/rpc.decorator.js';
+import { auditTarget } from '../audit/audit-target.js';
 import { badRequest, notFound } from '../errors.js';
 import { AuthService, hashPassword } from './auth.service.js';
 import { UserEntity } from './user.entity.js';
@@ -29,6 +30,7 @@ export class UsersService {
   async save(a: UserSaveArgs, ctx: RpcContext): Promise<UserView> {
     const user = await this.users.findOne({ where: { uid: a.uid } });
     if (!user) throw notFound(`User ${a.uid} not found`);
+    auditTarget('user', user.login, user.uid);
     const self = user.uid === ctx.actor.uid;
     if (self && a.active === 0) throw badRequest('You cannot deactivate your own account', { active: 'You cannot deactivate your own account' });
     if (self && a.role !== undefined && a.role > user.role) throw badRequest('You cannot lower your own role', { role: 'You cannot lower your own role' });

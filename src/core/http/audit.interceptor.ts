@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { catchError, from, mergeMap, type Observable, throwError } from 'rxjs';
 import { NO_AUDIT } from '../auth/actor.js';
 import type { AuthedRequest } from '../auth/auth.guard.js';
+import { inAuditScope, type AuditScope } from '../audit/audit-target.js';
 import { AuditService } from '../audit/audit.service.js';
 import { toFailure } from '../errors.js';
 
@@ -19,9 +20,11 @@ export class AuditInterceptor implements NestInterceptor {
     const started = Date.now();
     const method = `${req.method} ${req.route?.path ?? req.path}`;
     const base = { actor: req.actor, method, args: req.body, started, ip: req.actor?.ip };
-    return next.handle().pipe(
-      mergeMap((value) => from(this.audit.record({ ...base, outcome: 'ok' }).then(() => value))),
-      catchError((err) => from(this.audit.record({ ...base, outcome: 'error', message: toFailure(err).envelope.message })).pipe(mergeMap(() => throwError(() => err)))),
+    // The handler runs in this scope (Nest binds it when handle() is called), so a service can name its object.
+    const scope: AuditScope = { target: null };
+    return inAuditScope(scope, () => next.handle()).pipe(
+      mergeMap((value) => from(this.audit.record({ ...base, target: scope.target, outcome: 'ok' }).then(() => value))),
+      catchError((err) => from(this.audit.record({ ...base, target: scope.target, outcome: 'error', message: toFailure(err).envelope.message })).pipe(mergeMap(() => throwError(() => err)))),
     );
   }
 }

@@ -3,6 +3,7 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { Envelope } from '../../contracts/envelope.js';
 import { MSG } from '../../contracts/messages.js';
 import { roleAllows } from '../../contracts/roles.js';
+import { inAuditScope, type AuditScope } from '../audit/audit-target.js';
 import { AuditService } from '../audit/audit.service.js';
 import { AppError, forbidden, parseInput, toFailure } from '../errors.js';
 import { RPC_META, type RpcContext, type RpcOptions } from './rpc.decorator.js';
@@ -65,13 +66,15 @@ export class RpcRegistry implements OnModuleInit {
     if (!m) throw new AppError(404, `Unknown method: ${name}`, 'error');
     if (!roleAllows(ctx.actor.role, m.role)) throw forbidden(`${MSG.forbidden} (${name})`);
     const started = Date.now();
+    // The handler may name the object it acts on (auditTarget in audit-target.ts); the entry records it.
+    const scope: AuditScope = { target: null };
     try {
       const args = m.input ? parseInput(m.input, rawArgs ?? {}) : rawArgs;
-      const result = await m.handler(args, ctx);
-      if (m.write) await this.audit.record({ actor: ctx.actor, method: name, args: rawArgs, outcome: 'ok', started });
+      const result = await inAuditScope(scope, () => m.handler(args, ctx));
+      if (m.write) await this.audit.record({ actor: ctx.actor, method: name, args: rawArgs, target: scope.target, outcome: 'ok', started });
       return result;
     } catch (err) {
-      if (m.write) await this.audit.record({ actor: ctx.actor, method: name, args: rawArgs, outcome: 'error', message: toFailure(err).envelope.message, started });
+      if (m.write) await this.audit.record({ actor: ctx.actor, method: name, args: rawArgs, target: scope.target, outcome: 'error', message: toFailure(err).envelope.message, started });
       throw err;
     }
   }

@@ -4,11 +4,12 @@ import { In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Paged } from '../../contracts/auth.js';
 import {
-  actionArgument, actionName, CRON_DEFAULTS, CRON_FIELDS, CRON_LABELS, CronGetArgs, CronIdArgs, CronRunsArgs, CronSaveArgs, CronServiceArgs,
-  parseCronCmd, serializeCronCmd, validateCronTask, type CronRunView, type CronServiceStatus, type CronStatus, type CronTask, type CronTaskInput,
+  actionArgument, actionCmdOf, actionName, CRON_DEFAULTS, CRON_FIELDS, CRON_LABELS, CronGetArgs, CronIdArgs, CronRunsArgs, CronSaveArgs, CronServiceArgs,
+  parseCronCmd, serializeCronCmd, validateCronTask, type CronAction, type CronRunView, type CronServiceStatus, type CronStatus, type CronTask, type CronTaskInput,
   type CronTaskView,
 } from '../../contracts/cron.js';
 import { Role, roleAllows } from '../../contracts/roles.js';
+import { auditTarget } from '../../core/audit/audit-target.js';
 import { UserEntity } from '../../core/auth/user.entity.js';
 import { AppError, fromZod, notFound } from '../../core/errors.js';
 import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
@@ -77,6 +78,22 @@ export class CronService {
     if (Object.keys(errors).length) throw new AppError(422, Object.values(errors).join('; '), 'rules', errors);
   }
 
+  @Rpc('cron.getActions', { role: Role.admin, summary: "The console's methods a cron task can run (state-changing, canonical names, allowed to the caller), by name: [{name, cmd: 'path=..|method=..', summary, args: required argument names}]; the form suggests these" })
+  getActions(_: unknown, ctx: RpcContext): CronAction[] {
+    const out: CronAction[] = [];
+    for (const m of this.registry.list()) {
+      // Reads are left out (a task would only log their answer); aliases would list a method twice.
+      if (!m.write || m.aliasOf || !roleAllows(ctx.actor.role, m.role)) continue;
+      const cmd = actionCmdOf(m.name);
+      if (!cmd) continue;
+      // What a task without arg= lacks: the fields the method's input refuses when given nothing.
+      const r = m.input?.safeParse({});
+      const args = r && !r.success ? [...new Set(r.error.issues.map((i) => i.path.join('.') || 'arg'))] : [];
+      out.push({ name: m.name, cmd, summary: m.summary ?? '', args });
+    }
+    return out;
+  }
+
   @Rpc('cfg.saveAppCron', {
     role: Role.admin, write: true, input: CronSaveArgs, aliases: ['saveAppCron'],
     summary: "Cron task fields {Id?, name, second, minute, hour, day, month, week, cmd, suspended}: without Id creates (name and cmd required; schedule defaults 0 * * * * *), with Id changes the fields given; answers {Id, message: 'Save is ok!'}. Refused (422, naming the field) for a bad schedule field, an empty name or cmd, an unknown action",
@@ -84,6 +101,7 @@ export class CronService {
   async save(a: CronSaveArgs, ctx: RpcContext): Promise<{ Id: number; message: string }> {
     const old = a.Id !== undefined ? await this.tasks.findOne({ where: { Id: a.Id } }) : null;
     if (a.Id !== undefined && !old) throw notFound(`Cron task ${a.Id} not found`);
+    if (old) auditTarget('cron task', old.name, old.Id);
     const merged: CronTaskInput = {
       name: (a.name ?? old?.name ?? '').trim(),
       cmd: (a.cmd ?? old?.cmd ?? '').trim(),
@@ -103,6 +121,7 @@ export class CronService {
     } else {
       const r = await this.tasks.insert({ ...row, added: new Date(), updated: null });
       Id = (r.identifiers[0] as { Id: number }).Id;
+      auditTarget('cron task', merged.name, Id);
     }
     await this.engine.reload();
     return { Id, message: CRON_LABELS.saveOk };
@@ -112,6 +131,7 @@ export class CronService {
   async remove(a: z.output<typeof CronIdArgs>): Promise<{ Id: number; message: string }> {
     const t = await this.tasks.findOne({ where: { Id: a.Id } });
     if (!t) throw notFound(`Cron task ${a.Id} not found`);
+    auditTarget('cron task', t.name, t.Id);
     await this.tasks.delete({ Id: a.Id });
     await this.engine.forget(a.Id);
     await this.history.forget(a.Id);

@@ -11,6 +11,7 @@ import {
 import { MSG } from '../../contracts/messages.js';
 import type { SrvChangedEvent } from '../../contracts/events.js';
 import { Role } from '../../contracts/roles.js';
+import { auditTarget } from '../../core/audit/audit-target.js';
 import { SecretBox } from '../../core/crypto/secret-box.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { RealtimeService } from '../../core/realtime/realtime.service.js';
@@ -62,6 +63,7 @@ export class SrvService {
   private async entity(Id: number): Promise<ServerEntity> {
     const s = await this.servers.findOne({ where: { Id } });
     if (!s) throw notFound(`Server ${Id} not found`);
+    auditTarget('server', s.name, s.Id); // the audit entry of the call names the server
     return s;
   }
 
@@ -122,6 +124,7 @@ export class SrvService {
     if (!current) {
       const row = this.servers.create({ cod: 0, status: 1, ip: '', ip_local: '', sshlogin: '', sshport: 20001, number_in_nginx: 0, balance_db: 0, balance_cache: 0, balance_memcache: 0, balance_web: 0, read_nginx_log_firewall: 0, sshpass: null, sshkey: null, sshkey_pass: null, cluster_key: null, ...patch });
       const saved = await this.servers.save(row);
+      auditTarget('server', saved.name, saved.Id);
       this.changed('create', saved);
       return { Id: saved.Id };
     }
