@@ -9,6 +9,11 @@ results=$(mktemp -d)
 need_apt=()
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
+# the proxy hosts of the firewall tests (test/helpers/proxy-host.ts): nginx and sshd in network namespaces
+[ -x /usr/sbin/nginx ] || need_apt+=(nginx)
+[ -x /usr/sbin/iptables ] || need_apt+=(iptables)
+[ -x /usr/sbin/ipset ] || need_apt+=(ipset)
+command -v ip >/dev/null || need_apt+=(iproute2)
 command -v openssl >/dev/null || need_apt+=(openssl)
 command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -17,6 +22,12 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
   else
     sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  fi
+  # Debian's nginx package starts a system nginx on port 80 wherever services may start (systemd, no
+  # policy-rc.d). The tests run their own nginx inside namespaces: stop and disable the one just installed.
+  if [[ " ${need_apt[*]} " == *" nginx "* ]]; then
+    as_root=""; [ "$(id -u)" = 0 ] || as_root=sudo
+    { $as_root systemctl disable --now nginx || $as_root service nginx stop; } >/dev/null 2>&1 || true
   fi
 fi
 
