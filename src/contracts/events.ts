@@ -11,7 +11,25 @@ export interface ServerEvents {
   'ssl.changed': SslChangedEvent;
   /** Cluster config rows were inserted, updated or removed. Admins only. */
   'cfg.configs_changed': ConfigsChangedEvent;
+  /**
+   * The session's current role and display name: sent once on connect and again whenever an admin
+   * changes them (the socket has already been moved to the rooms of the new role when it arrives).
+   */
+  'session.changed': { role: number; name: string };
+  /** The session is over (signed out, expired, account deactivated, password reset): the socket is closed next. */
+  'session.ended': { reason: SessionEndReason; message: string };
 }
+
+/** Why a session ended, as told to its sockets. */
+export type SessionEndReason = 'logout' | 'expired' | 'deactivated' | 'password' | 'revoked';
+
+export const SESSION_END_MESSAGES: Record<SessionEndReason, string> = {
+  logout: 'Signed out',
+  expired: 'Session expired: sign in again',
+  deactivated: 'Account deactivated',
+  password: 'Password changed: sign in again',
+  revoked: 'Session ended: sign in again',
+};
 
 /** Payload of `srv.changed`: what happened to which server; clients re-read the map (and patch `status` at once). */
 export interface SrvChangedEvent {
@@ -37,3 +55,6 @@ export interface ConfigsChangedEvent {
 /** Rooms every socket joins on connect: `min:1` holds admins, `min:10` content and stronger, ... */
 export const ROLE_ROOM_LEVELS = [1, 10, 100] as const;
 export const roleRoom = (level: number) => `min:${level}`;
+/** Every socket of one session (for ending it), and of one user (for role changes and deactivation). */
+export const sessionRoom = (sessionId: number) => `session:${sessionId}`;
+export const userRoom = (uid: number) => `user:${uid}`;

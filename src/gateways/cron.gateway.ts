@@ -10,6 +10,9 @@ import { RpcRegistry } from '../core/rpc/rpc.registry.js';
  * registry (validation, audit of the state-changing ones) and acknowledges with its envelope
  * ({status: 'ok', result} or {status, message}). Live `cron.status` events go to the admins' room
  * (RealtimeService), so every admin socket is subscribed on connect.
+ *
+ * `client.data.actor` is the actor as it is now: the guard re-reads the session for every message
+ * (SocketSessions.check) before the handler runs, so a demoted or signed-out admin is refused here.
  */
 @WebSocketGateway()
 @RequireRole(Role.admin)

@@ -2,21 +2,25 @@ import { ConnectedSocket, SubscribeMessage, WebSocketGateway, type OnGatewayConn
 import type { Server, Socket } from 'socket.io';
 import type { Actor } from '../core/auth/actor.js';
 import { RealtimeService } from '../core/realtime/realtime.service.js';
+import { SocketSessions } from '../core/realtime/socket-sessions.service.js';
 
-/** The base channel: joins each socket to its role rooms; a client can ask who it is connected as. */
+/**
+ * The base channel: each socket joins its session, user and role rooms (SocketSessions, which also
+ * ends and moves sockets as sessions and roles change); a client can ask who it is connected as.
+ */
 @WebSocketGateway()
 export class SessionGateway implements OnGatewayInit, OnGatewayConnection {
-  constructor(private readonly realtime: RealtimeService) {}
+  constructor(private readonly realtime: RealtimeService, private readonly sessions: SocketSessions) {}
 
   afterInit(server: Server) {
     this.realtime.attach(server);
   }
 
-  handleConnection(client: Socket) {
-    const actor = client.data.actor as Actor | undefined;
-    if (actor) void client.join(this.realtime.roomsFor(actor.role));
+  async handleConnection(client: Socket) {
+    await this.sessions.track(client).catch(() => client.disconnect(true));
   }
 
+  /** The actor as it is now (the guard re-read it for this message). */
   @SubscribeMessage('session.whoami')
   whoami(@ConnectedSocket() client: Socket) {
     const actor = client.data.actor as Actor;

@@ -6,6 +6,7 @@ import type { Socket } from 'socket.io';
 import { MSG } from '../../contracts/messages.js';
 import { roleAllows } from '../../contracts/roles.js';
 import { forbidden, unauthorized } from '../errors.js';
+import { SocketSessions } from '../realtime/socket-sessions.service.js';
 import { IS_PUBLIC, REQUIRED_ROLE, type Actor } from './actor.js';
 import { AuthService } from './auth.service.js';
 
@@ -18,10 +19,14 @@ export function clientIp(req: Request): string {
 /**
  * Global guard (APP_GUARD): every REST route and socket message needs a live session unless marked
  * @Public(), and a role at least as strong as its @RequireRole(). Deny by default.
+ *
+ * A socket message is checked against the session as it is now, not the actor of the handshake:
+ * SocketSessions.check re-reads the session with its user (expiry, active flag, role), stores the
+ * current actor in `socket.data.actor` for the handler, and ends the socket when the session is over.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector, private readonly auth: AuthService) {}
+  constructor(private readonly reflector: Reflector, private readonly auth: AuthService, private readonly sockets: SocketSessions) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
@@ -30,7 +35,8 @@ export class AuthGuard implements CanActivate {
 
     if (ctx.getType() === 'ws') {
       const client = ctx.switchToWs().getClient<Socket>();
-      const actor = client.data.actor as Actor | undefined;
+      if (!client.data.actor) throw new WsException(MSG.sessionRequired);
+      const actor = await this.sockets.check(client);
       if (!actor) throw new WsException(MSG.sessionRequired);
       if (need !== undefined && !roleAllows(actor.role, need)) throw new WsException(MSG.forbidden);
       return true;

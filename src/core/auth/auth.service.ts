@@ -11,6 +11,8 @@ import { sha256 } from '../crypto/secret-box.js';
 import { conflict, parseInput, tooMany, unauthorized, badRequest } from '../errors.js';
 import type { Actor } from './actor.js';
 import { LoginLimiter } from './login-limiter.js';
+import type { SessionEndReason } from '../../contracts/events.js';
+import { SocketSessions } from '../realtime/socket-sessions.service.js';
 import { SessionEntity, UserEntity } from './user.entity.js';
 
 /** argon2id with the library's defaults (m=19 MiB, t=2, p=1). */
@@ -24,6 +26,8 @@ export class AuthService implements OnApplicationBootstrap {
   readonly limiter = new LoginLimiter();
   /** A dummy hash, verified when the login is unknown, so timing does not reveal which logins exist. */
   private dummyHash?: Promise<string>;
+  /** Ends the sockets of a session when it ends, on every instance (docs/architecture.md, Realtime). */
+  @Inject(SocketSessions) private readonly sockets!: SocketSessions;
 
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
@@ -78,7 +82,10 @@ export class AuthService implements OnApplicationBootstrap {
   }
 
   async logout(hash: string | undefined) {
-    if (hash) await this.sessions.delete({ token_digest: sha256(hash) });
+    const session = hash ? await this.sessions.findOne({ where: { token_digest: sha256(hash) } }) : null;
+    if (!session) return;
+    await this.sessions.delete({ Id: session.Id });
+    this.sockets.endSession(session.Id, 'logout');
   }
 
   async register(body: unknown): Promise<{ uid: number }> {
@@ -106,9 +113,10 @@ export class AuthService implements OnApplicationBootstrap {
     return { uid: user.uid, login: user.login, name: user.name, role: user.role, sessionId: session.Id };
   }
 
-  /** Ends every session of a user (deactivation, password reset). */
-  async endSessions(uid: number) {
+  /** Ends every session of a user (deactivation, password reset), and their sockets. */
+  async endSessions(uid: number, reason: SessionEndReason = 'revoked') {
     await this.sessions.delete({ uid });
+    this.sockets.endUser(uid, reason);
   }
 
   async purgeExpired() {

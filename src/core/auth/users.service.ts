@@ -6,6 +6,7 @@ import { Role } from '../../contracts/roles.js';
 import { Rpc, type RpcContext } from '../rpc/rpc.decorator.js';
 import { auditTarget } from '../audit/audit-target.js';
 import { badRequest, notFound } from '../errors.js';
+import { SocketSessions } from '../realtime/socket-sessions.service.js';
 import { AuthService, hashPassword } from './auth.service.js';
 import { UserEntity } from './user.entity.js';
 import type { z } from 'zod';
@@ -18,7 +19,11 @@ export const toUserView = (u: UserEntity): UserView => ({
 /** Users admin (beyond the spec, needed to run it): list, activate, set role, rename, reset password. */
 @Injectable()
 export class UsersService {
-  constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>, private readonly auth: AuthService) {}
+  constructor(
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly auth: AuthService,
+    private readonly sockets: SocketSessions,
+  ) {}
 
   @Rpc('user.getList', { role: Role.admin, input: ListArgs, summary: 'Users, newest first: {list, count, page, limit}; never any password material' })
   async getList(q: z.output<typeof ListArgs>): Promise<Paged<UserView>> {
@@ -40,8 +45,13 @@ export class UsersService {
     if (a.name !== undefined) patch.name = a.name;
     if (a.password !== undefined) patch.password_hash = await hashPassword(a.password);
     if (Object.keys(patch).length) await this.users.update({ uid: user.uid }, patch);
-    if (patch.active === 0 || patch.password_hash) await this.auth.endSessions(user.uid);
-    return toUserView({ ...user, ...patch });
+    // Sessions and their sockets follow at once, on every instance: deactivation and a new password
+    // end them; a new role or name moves and tells the open sockets.
+    const after = { ...user, ...patch };
+    if (patch.active === 0) await this.auth.endSessions(user.uid, 'deactivated');
+    else if (patch.password_hash) await this.auth.endSessions(user.uid, 'password');
+    else if (after.role !== user.role || after.name !== user.name) this.sockets.userChanged(user.uid, after.role, after.name);
+    return toUserView(after);
   }
 
   @Rpc('user.me', { role: Role.user, summary: 'The signed-in user' })

@@ -14,6 +14,11 @@ export class RealtimeService {
     this.server = server;
   }
 
+  /** The socket.io server once the gateways are up (undefined before). */
+  get io(): Server | undefined {
+    return this.server;
+  }
+
   /** Rooms a socket of this role joins on connect. */
   roomsFor(role: number): string[] {
     return ROLE_ROOM_LEVELS.filter((level) => role <= level).map(roleRoom);

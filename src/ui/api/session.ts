@@ -74,6 +74,25 @@ export function saveSession(v: SessionValues) {
   emit();
 }
 
+/**
+ * The server's word on the signed-in session's current role and name (the socket's `session.changed`):
+ * stored under the same keys, so the menu, the route guard and every role check re-render at once.
+ * Ignored when signed out.
+ */
+export function updateSession(v: { role?: number; name?: string }) {
+  if (!getSession()) return;
+  let changed = false;
+  if (typeof v.role === 'number' && Number.isInteger(v.role) && String(v.role) !== read('role')) {
+    write('role', v.role);
+    changed = true;
+  }
+  if (typeof v.name === 'string' && v.name !== read('name')) {
+    write('name', v.name);
+    changed = true;
+  }
+  if (changed) emit();
+}
+
 /** Forgets the session (keeps `inpoint`, so a re-login returns to where the user was). */
 export function clearSession() {
   for (const k of ['atime', 'hash', 'uid', 'name', 'role'] as const) remove(k);

@@ -6,12 +6,17 @@ import {
 import type { ServerEvents } from '../../contracts/events.js';
 import { MSG } from '../../contracts/messages.js';
 import { ApiError, sessionEnded } from './http.js';
-import { getHash } from './session.js';
+import { getHash, updateSession } from './session.js';
 
 /**
  * The one socket.io connection of the tab (000 §4 "Realtime"): same origin, handshake
  * `auth: {hash, status: 'moder'}`, reconnects every 3 s for up to 10 attempts, and queues messages
  * until the connection is open. Re-created when the session hash changes; closed on logout.
+ *
+ * The socket also carries the session itself: `session.changed {role, name}` (on connect and when an
+ * admin changes them) updates the stored session, so the menu and role checks follow live;
+ * `session.ended` (signed out elsewhere, expired, deactivated, password reset) and a refused handshake
+ * end the session here and go to /auth.
  */
 export type SocketStatus = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'failed';
 
@@ -100,6 +105,14 @@ export function getSocket(): Socket | null {
   });
   s.io.on('reconnect_failed', () => {
     if (socket === s) setStatus('failed');
+  });
+  s.on('session.changed', (v: ServerEvents['session.changed']) => {
+    if (socket === s) updateSession(v);
+  });
+  s.on('session.ended', () => {
+    if (socket !== s) return;
+    closeSocket();
+    sessionEnded();
   });
   s.onAny((event: string, ...args: unknown[]) => {
     for (const h of handlers.get(event) ?? []) h(...args);
