@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { LOGIN_MAX, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN } from './constants.js';
+import { choice, flag, id, int, INT_MAX, text } from './fields.js';
+import { Role } from './roles.js';
 
 /** Session values of 000 §3 as the server answers them on login. */
 export interface SessionValues {
@@ -28,17 +30,21 @@ export const loginField = z
   .max(LOGIN_MAX, `Login is at most ${LOGIN_MAX} characters`)
   .regex(/^[A-Za-z0-9._@-]+$/, 'Login may hold letters, digits and . _ @ -');
 export const passwordField = z
-  .string()
+  .string({ error: (iss) => (iss.input === undefined ? 'Password is required' : 'Password must be text') })
   .min(PASSWORD_MIN, `Password is at least ${PASSWORD_MIN} characters`)
-  .max(PASSWORD_MAX, `Password is at most ${PASSWORD_MAX} characters`);
-export const nameField = z.string().trim().min(1, 'Name is required').max(NAME_MAX);
+  .max(PASSWORD_MAX, `Password is at most ${PASSWORD_MAX} characters`)
+  .refine((v) => v.trim() !== '', 'Password cannot be only spaces');
+/** A person's name: 1-128 characters, no control or zero-width characters. */
+export const nameField = text('Name', NAME_MAX, { min: 1 });
+/** The roles a user can have (000 §6): 1 admin, 10 content, 100 user. */
+export const ROLE_VALUES = [Role.admin, Role.content, Role.user] as const;
 
 export const AuthBody = z.object({ key: z.string().min(1, 'key is required').max(1024) });
 export const RegisterBody = z.object({ login: loginField, name: nameField, password: passwordField });
 export const UserSaveArgs = z.object({
-  uid: z.coerce.number().int().positive(),
-  active: z.union([z.literal(0), z.literal(1), z.boolean()]).transform((v) => (v === true || v === 1 ? 1 : 0)).optional(),
-  role: z.coerce.number().int().min(1).max(1000).optional(),
+  uid: id('uid'),
+  active: flag('active').optional(),
+  role: choice(ROLE_VALUES, 'Role').optional(),
   name: nameField.optional(),
   password: passwordField.optional(),
 });
@@ -46,8 +52,8 @@ export type UserSaveArgs = z.infer<typeof UserSaveArgs>;
 
 export const ListArgs = z
   .object({
-    page: z.coerce.number().int().min(1).default(1),
-    limit: z.coerce.number().int().min(1).max(500).default(50),
+    page: int(1, INT_MAX, 'page').default(1),
+    limit: int(1, 500, 'limit').default(50),
   })
   .default({ page: 1, limit: 50 });
 
@@ -68,10 +74,10 @@ const auditInstant = (side: 'start' | 'end') =>
 
 export const AuditListArgs = z
   .object({
-    page: z.coerce.number().int().min(1).default(1),
-    limit: z.coerce.number().int().min(1).max(500).default(50),
-    method: z.string().max(190).optional(),
-    login: z.string().max(64).optional(),
+    page: int(1, INT_MAX, 'page').default(1),
+    limit: int(1, 500, 'limit').default(50),
+    method: text('method', 190).optional(),
+    login: text('login', 64).optional(),
     outcome: z.enum(['ok', 'error']).optional(),
     from: auditInstant('start').optional(),
     to: auditInstant('end').optional(),
@@ -79,7 +85,7 @@ export const AuditListArgs = z
   .refine((a) => !a.from || !a.to || a.from <= a.to, { path: ['to'], message: 'the end of the range is before its start' })
   .default({ page: 1, limit: 50 });
 
-export const AuditGetArgs = z.object({ Id: z.coerce.number().int().positive() });
+export const AuditGetArgs = z.object({ Id: id() });
 
 export interface AuditRow {
   Id: number;

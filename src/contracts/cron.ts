@@ -6,6 +6,7 @@
 import { Cron, CronPattern } from 'croner';
 import { z } from 'zod';
 import { API_TIMEOUT_MS } from './constants.js';
+import { flag as flagField, id as idField, int, isHttpUrl, optionalId as optionalIdField, text as textField } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants
@@ -189,6 +190,8 @@ export function httpRequestOf(cmd: CronHttpCmd): CronHttpRequest {
     throw new CronCmdError(`curl=${cmd.url} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CronCmdError('curl= must be an http:// or https:// URL');
+  // new URL() forgives 'http:/x' and 'http:x' (read as http://x/): only an absolute URL as written is accepted.
+  if (!isHttpUrl(cmd.url)) throw new CronCmdError(`curl=${cmd.url} is not an absolute http(s) URL (curl=https://host/path)`);
   const args = cmd.args ?? [];
   const headers: Record<string, string> = {};
   if (args.length === 0) return { url: url.toString(), method, headers };
@@ -331,25 +334,27 @@ declare module './events.js' {
 // ---------------------------------------------------------------------------------------------
 // Input schemas
 
-const text = z.union([z.string(), z.number()]).transform((v) => String(v));
-const flag = z
-  .union([z.literal(0), z.literal(1), z.literal('0'), z.literal('1'), z.boolean()])
-  .transform((v): 0 | 1 => (v === true || v === 1 || v === '1' ? 1 : 0));
-const id = z.coerce.number({ message: 'Id must be a number' }).int('Id must be a whole number').positive('Id must be positive');
-/** An Id that may be absent: '', 0 and null (what a form sends for a new task) mean none. */
-const optionalId = z.preprocess((v) => (v === '' || v === null || v === 0 || v === '0' ? undefined : v), id.optional());
+// Input fields from ./fields.ts: numbers as JSON numbers or decimal digits only; text without control
+// or zero-width characters.
+/** A schedule field: text, or a number (`second: 0`) read as its digits. */
+const scheduleField = (f: CronField) =>
+  z.preprocess((v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : v), textField(f, CRON_FIELD_MAX));
+const flag = flagField('suspended');
+const id = idField();
+/** An Id that may be absent: '', 0 and '0' (what a form sends for a new task) mean none; null is refused. */
+const optionalId = optionalIdField();
 
 /** Save (`POST /cfg/save_app_cron`, `saveAppCron`): without Id creates (name and cmd required), with Id updates the fields given. */
 export const CronSaveArgs = z.object({
   Id: optionalId,
-  name: text.pipe(z.string().trim().max(CRON_NAME_MAX, `Name is at most ${CRON_NAME_MAX} characters`)).optional(),
-  second: text.optional(),
-  minute: text.optional(),
-  hour: text.optional(),
-  day: text.optional(),
-  month: text.optional(),
-  week: text.optional(),
-  cmd: text.pipe(z.string().trim().max(CRON_CMD_MAX, `CMD is at most ${CRON_CMD_MAX} characters`)).optional(),
+  name: textField('Name', CRON_NAME_MAX).optional(),
+  second: scheduleField('second').optional(),
+  minute: scheduleField('minute').optional(),
+  hour: scheduleField('hour').optional(),
+  day: scheduleField('day').optional(),
+  month: scheduleField('month').optional(),
+  week: scheduleField('week').optional(),
+  cmd: textField('CMD', CRON_CMD_MAX, { multiline: true }).optional(),
   suspended: flag.optional(),
 });
 export type CronSaveArgs = z.output<typeof CronSaveArgs>;
@@ -359,12 +364,18 @@ export const CronIdArgs = z.preprocess((v) => (typeof v === 'number' || typeof v
 export const CronGetArgs = z.preprocess((v) => (v === undefined || v === null ? {} : typeof v === 'number' || typeof v === 'string' ? { Id: v } : v), z.object({ Id: optionalId }));
 export const CronRunsArgs = z.object({
   Id: id,
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(CRON_HISTORY_KEEP).default(CRON_RUNS_PAGE_SIZE),
+  page: int(1, 1_000_000, 'page').default(1),
+  limit: int(1, CRON_HISTORY_KEEP, 'limit').default(CRON_RUNS_PAGE_SIZE),
 });
+/** `{service: 0|1}`, `{status: 0|1}` or the value itself (`setServiceStatus(1)`). */
 export const CronServiceArgs = z.preprocess(
   (v) => (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string' ? { service: v } : v),
-  z.object({ service: flag }).or(z.object({ status: flag }).transform((o) => ({ service: o.status }))),
+  z
+    .object({ service: flagField('service').optional(), status: flagField('status').optional() })
+    .superRefine((o, ctx) => {
+      if (o.service === undefined && o.status === undefined) ctx.addIssue({ code: 'custom', path: ['service'], message: 'service is required (0 or 1)' });
+    })
+    .transform((o) => ({ service: (o.service ?? o.status)! })),
 );
 
 /** The fields a task is checked with (the stored task merged with the changes). */

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { NGINX_UPSTREAM, SSH_DEFAULT_PORT, SSL_ALERT_DAYS } from './constants.js';
+import { address, choice, flag, id, int, INT_MAX, isHostName, isHttpUrl, isIPv6, isUsableAddress, oneOrMany, text } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Server types and labels (000 §3)
@@ -91,18 +92,22 @@ const NAME_MAX = 128;
 const LOGIN_MAX = 64;
 const SECRET_MAX = 16_384;
 
-const int = (min: number, max: number, label: string) =>
-  z.coerce.number({ error: `${label} must be a number` }).int(`${label} must be a whole number`).min(min, `${label} is at least ${min}`).max(max, `${label} is at most ${max}`);
-const flag = (label: string) =>
-  z.union([z.boolean(), z.coerce.number()]).transform((v) => (v === true ? 1 : v === false ? 0 : v)).pipe(z.union([z.literal(0), z.literal(1)], { error: `${label} must be 0 or 1` }));
-const choice = (values: readonly number[], label: string) =>
-  z.coerce.number({ error: `${label} must be a number` }).refine((v) => values.includes(v), `${label} must be one of ${values.join(', ')}`);
+// Input fields come from ./fields.ts (numbers as JSON numbers or decimal digits only, text without
+// control or zero-width characters); see docs/architecture.md "Strict input".
 
-/** An IPv4 or IPv6 address, or empty (not set). */
-export const addressField = (label: string) =>
-  z.string().trim().max(64).refine((v) => v === '' || z.ipv4().safeParse(v).success || z.ipv6().safeParse(v).success, `${label} must be an IPv4 or IPv6 address`);
+/** An IPv4 or IPv6 address a server can have (not 0.0.0.0, 255.255.255.255 or ::), or empty (not set). */
+export const addressField = address;
 
-export const serverIdField = z.coerce.number({ error: 'Id must be a number' }).int('Id must be a whole number').positive('Id must be positive');
+export const serverIdField = id();
+
+/**
+ * A server name: 1-128 characters without control or zero-width characters, and not 'FREE' in any case
+ * (the map's group of servers without a parent, FREE_GROUP).
+ */
+export const serverNameField = text('Name', NAME_MAX, { min: 1 }).refine(
+  (v) => v.toUpperCase() !== FREE_GROUP,
+  `Name '${FREE_GROUP}' is reserved for the map's group of servers without a parent`,
+);
 
 /**
  * srv.save_server / POST /srv/save_server. Without Id: a new server (name and type required).
@@ -113,22 +118,22 @@ export const serverIdField = z.coerce.number({ error: 'Id must be a number' }).i
 export const ServerSaveArgs = z
   .object({
     Id: serverIdField.optional(),
-    name: z.string().trim().min(1, 'Name is required').max(NAME_MAX, `Name is at most ${NAME_MAX} characters`).optional(),
+    name: serverNameField.optional(),
     type: choice(SERVER_TYPE_IDS, 'Type').optional(),
-    cod: int(0, 2_147_483_647, 'Parent').optional(),
+    cod: int(0, INT_MAX, 'Parent').optional(),
     status: flag('Status').optional(),
     ip: addressField('IP').optional(),
     ip_local: addressField('Local IP').optional(),
-    sshlogin: z.string().trim().max(LOGIN_MAX, `SSH login is at most ${LOGIN_MAX} characters`).regex(/^[A-Za-z0-9._-]*$/, 'SSH login may hold letters, digits and . _ -').optional(),
+    sshlogin: text('SSH login', LOGIN_MAX).regex(/^[A-Za-z0-9._-]*$/, 'SSH login may hold letters, digits and . _ -').optional(),
     sshport: int(1, 65535, 'SSH port').optional(),
     sshpass: z.string().max(1024, 'SSH password is at most 1024 characters').optional(),
-    sshpass_clear: z.boolean().optional(),
+    sshpass_clear: z.boolean({ error: 'sshpass_clear must be true or false' }).optional(),
     /** A private key (OpenSSH or PEM) for key-based login; named so the audit log masks it. */
     private_key: z.string().max(SECRET_MAX, 'Private key is too long').optional(),
     private_key_pass: z.string().max(1024).optional(),
-    private_key_clear: z.boolean().optional(),
+    private_key_clear: z.boolean({ error: 'private_key_clear must be true or false' }).optional(),
     cluster_key: z.string().max(1024, 'Cluster key is at most 1024 characters').optional(),
-    cluster_key_clear: z.boolean().optional(),
+    cluster_key_clear: z.boolean({ error: 'cluster_key_clear must be true or false' }).optional(),
     number_in_nginx: int(0, 1_000_000, 'Number in nginx').optional(),
     balance_db: choice([0, 1, 2], 'DB balance').optional(),
     balance_cache: choice([0, 1, 2], 'Cache balance').optional(),
@@ -144,18 +149,19 @@ export const ServerSaveArgs = z
 export type ServerSaveArgs = z.output<typeof ServerSaveArgs>;
 
 export const ServerIdArgs = z.object({ Id: serverIdField });
+/** `{type}`: one server type or a non-empty list of them; `[]`, `{}`, `null` and the like are refused. */
 export const ServerListArgs = z
-  .object({ type: z.union([z.coerce.number().int(), z.array(z.coerce.number().int())]).optional() })
+  .object({ type: oneOrMany(choice(SERVER_TYPE_IDS, 'Type'), 'Type', SERVER_TYPE_IDS.length).optional() })
   .default({});
-export const ServerRemoveArgs = z.object({ Id: serverIdField, get_map: z.union([z.boolean(), z.coerce.number(), z.string()]).optional() });
+export const ServerRemoveArgs = z.object({ Id: serverIdField, get_map: flag('get_map').optional() });
 export const ServerCloneArgs = z.object({
-  clone_by: serverIdField,
-  name: z.string().trim().min(1, 'Name is required').max(NAME_MAX, `Name is at most ${NAME_MAX} characters`).optional(),
+  clone_by: id('clone_by'),
+  name: serverNameField.optional(),
 });
 export const AcceptHostKeyArgs = z.object({
   Id: serverIdField,
   /** The fingerprint the admin was shown; the key is accepted only if it is still the one offered. */
-  fingerprint: z.string().max(128).optional(),
+  fingerprint: text('fingerprint', 128).optional(),
 });
 
 /** 'Connectn OK' answer of the SSH test. Failures are error envelopes (502 'http') whose fields.reason is one of SshFailure. */
@@ -221,15 +227,17 @@ export interface SslHostView {
 export const sslAlertHosts = <T extends Pick<SslHostView, 'day_last' | 'not_check'>>(rows: T[]): T[] =>
   rows.filter((r) => r.day_last !== null && r.day_last < SSL_ALERT_DAYS && !r.not_check);
 
-const HOST_RE = /^(?=.{1,253}$)(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*$/;
-
-/** Splits 'host[:port]' (also '[v6]:port'); null when not a valid host. */
+/**
+ * Splits 'host[:port]' (also '[v6]:port'); null when not a valid host: a host name whose last label is
+ * not a number (isHostName: not '7', '0x7f000001', '999.1.1.1') or an address a peer can have (not
+ * 0.0.0.0, 255.255.255.255 or ::).
+ */
 export function parseSslHost(raw: string): { host: string; port: number } | null {
   let s = raw.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, '');
   let port = 443;
   const v6 = /^\[([0-9a-f:.]+)\](?::(\d+))?$/.exec(s);
   if (v6) {
-    if (!z.ipv6().safeParse(v6[1]).success) return null;
+    if (!isIPv6(v6[1]) || !isUsableAddress(v6[1])) return null;
     port = v6[2] ? Number(v6[2]) : 443;
     return port >= 1 && port <= 65535 ? { host: v6[1], port } : null;
   }
@@ -239,7 +247,7 @@ export function parseSslHost(raw: string): { host: string; port: number } | null
     port = Number(m[2]);
   }
   if (!(port >= 1 && port <= 65535)) return null;
-  if (!HOST_RE.test(s) && !z.ipv4().safeParse(s).success) return null;
+  if (!isHostName(s) && !isUsableAddress(s)) return null;
   return { host: s, port };
 }
 
@@ -251,12 +259,8 @@ export function normalizeSslHost(raw: string): string | null {
   return p.port === 443 ? h : `${h}:${p.port}`;
 }
 
-const sslHostField = z
-  .string({ error: 'Host is required' })
-  .trim()
-  .min(1, 'Host is required')
-  .max(190, 'Host is at most 190 characters')
-  .refine((v) => parseSslHost(v) !== null, 'Host must be a host name or address, optionally with :port (1-65535)')
+const sslHostField = text('Host', 190, { min: 1 })
+  .refine((v) => parseSslHost(v) !== null, 'Host must be a host name or address, optionally with :port (1-65535); not a bare number')
   .transform((v) => normalizeSslHost(v)!);
 
 export const SslUpdateArgs = z.object({
@@ -294,13 +298,14 @@ const configType = z
   .min(1, 'type is required')
   .max(64, 'type is at most 64 characters')
   .regex(/^[A-Za-z0-9_.-]+$/, 'type may hold letters, digits and _ . -');
-const configValue = z.string({ error: 'value is required' }).max(CONFIG_VALUE_MAX, `value is at most ${CONFIG_VALUE_MAX} characters`);
+/** Multi-line text (tab and line breaks kept, as written); other control and zero-width characters are refused. */
+const configValue = text('value', CONFIG_VALUE_MAX, { multiline: true, trim: false });
 
 const checkRow = (row: { type?: string; value?: string }, ctx: z.RefinementCtx) => {
-  if (row.type === DOMAIN_CONFIG_TYPE && row.value !== undefined && !HOST_RE.test(row.value.trim())) {
-    ctx.addIssue({ code: 'custom', path: ['value'], message: 'A domain must be a host name (example.com)' });
+  if (row.type === DOMAIN_CONFIG_TYPE && row.value !== undefined && !isHostName(row.value.trim())) {
+    ctx.addIssue({ code: 'custom', path: ['value'], message: 'A domain must be a host name (example.com), not a number or an address' });
   }
-  if (row.type === 'cluster_host' && row.value !== undefined && !/^https?:\/\/[^\s|]+/.test(row.value.trim())) {
+  if (row.type === 'cluster_host' && row.value !== undefined && !isHttpUrl(row.value.trim().split('|')[0])) {
     ctx.addIssue({ code: 'custom', path: ['value'], message: "cluster_host must start with a base URL (http://host:port|...)" });
   }
 };
@@ -317,7 +322,7 @@ const batch = <T extends z.ZodType>(row: T) =>
 export const ConfigInsertBatch = batch(ConfigInsertRow);
 export const ConfigUpdateBatch = batch(ConfigUpdateRow);
 /** Removals: Ids, or rows with Id (only rows that have an Id are sent, 000 §4). */
-export const ConfigRemoveBatch = batch(z.union([serverIdField, z.object({ Id: serverIdField })]).transform((v) => (typeof v === 'number' ? v : v.Id)));
-export const ConfigListArgs = z.object({ type: z.string().max(64).optional() }).default({});
+export const ConfigRemoveBatch = batch(z.preprocess((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as { Id?: unknown }).Id : v), serverIdField));
+export const ConfigListArgs = z.object({ type: text('type', 64).optional() }).default({});
 
 export { SSH_DEFAULT_PORT, SSL_ALERT_DAYS, NGINX_UPSTREAM };

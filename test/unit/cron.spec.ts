@@ -155,7 +155,9 @@ describe('cron input schemas', () => {
     expect(CronSaveArgs.parse({ Id: '3', suspended: '0' })).toEqual({ Id: 3, suspended: 0 });
     expect(CronSaveArgs.safeParse({ suspended: 2 }).success).toBe(false);
     // What a form sends for a new task: no Id.
-    for (const Id of ['', 0, null, '0']) expect(CronSaveArgs.parse({ Id, name: 'n' })).toEqual({ name: 'n' });
+    for (const Id of ['', 0, '0']) expect(CronSaveArgs.parse({ Id, name: 'n' })).toEqual({ name: 'n' });
+    // null, true, [5], '0x17', '1e1' are not an Id (strict input, test/unit/fields.spec.ts).
+    for (const Id of [null, true, [5], '0x17', '1e1', {}]) expect(CronSaveArgs.safeParse({ Id, name: 'n' }).success).toBe(false);
     expect(CronSaveArgs.safeParse({ Id: -3 }).success).toBe(false);
     expect(CronGetArgs.parse({ Id: '' })).toEqual({});
     expect(CronGetArgs.parse({ Id: '4' })).toEqual({ Id: 4 });
