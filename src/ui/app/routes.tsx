@@ -33,6 +33,7 @@ export const routes: AppRoute[] = [
 
   // Areas: add one line per page below.
   { path: '/srv/srv_map', element: lazyPage(() => import('../areas/srv/SrvMapPage.js')) },
+  { path: '/srv/srv_map/:Id', element: lazyPage(() => import('../areas/srv/SrvMapPage.js')), title: 'Servers map' },
   { path: '/srv/ssl_check', element: lazyPage(() => import('../areas/srv/SslCheckPage.js')) },
   { path: '/srv/configs_global', element: lazyPage(() => import('../areas/srv/ConfigsGlobalPage.js')) },
   { path: '/cfg/app_cron', element: lazyPage(() => import('../areas/cron/CronListPage.js')) },

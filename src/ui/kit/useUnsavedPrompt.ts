@@ -18,7 +18,7 @@ export interface UnsavedPrompt {
   /**
    * Let the next navigation pass without asking: call it right before navigating away after a
    * successful save (the `dirty` flag of this render may still be true). It lasts until the location
-   * changes.
+   * changes or `dirty` turns true again.
    */
   allowNext(): void;
   /**
@@ -63,11 +63,14 @@ export function useUnsavedPrompt(dirty: boolean, opts: UnsavedPromptOptions = {}
     else blocker.reset();
   }, [blocker, message]);
 
-  // A navigation that was let through ends the bypass.
+  // A navigation that was let through ends the bypass, and so do new edits.
   const location = useLocation();
   useEffect(() => {
     bypass.current = false;
   }, [location.key]);
+  useEffect(() => {
+    if (dirty) bypass.current = false;
+  }, [dirty]);
 
   useEffect(() => {
     if (!dirty) return;

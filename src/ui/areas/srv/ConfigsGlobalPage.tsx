@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import Alert from 'react-bootstrap/Alert';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
@@ -8,11 +9,14 @@ import { CONFIG_TYPES, ConfigInsertRow, ConfigUpdateRow, DOMAIN_CONFIG_TYPE, typ
 import { useRpc } from '../../api/hooks.js';
 import { errorText } from '../../api/http.js';
 import { rpcBatch, type RpcCall } from '../../api/rpc.js';
+import { useSocketEvent } from '../../api/socket.js';
 import { validate } from '../../kit/fields.js';
 import { notify } from '../../kit/notify.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
+import { useUnsavedPrompt } from '../../kit/useUnsavedPrompt.js';
 import './api.js';
+import { useLiveReload } from './useServersMap.js';
 import './srv.css';
 
 /** A row of the editor with its client-side state of 000 §4 ('clean' until touched). */
@@ -58,6 +62,25 @@ export function useConfigRows() {
   };
   const dirty = pending.insert.length + pending.update.length + pending.remove.length > 0;
 
+  // Another operator saved (cfg.configs_changed): re-read when nothing is pending here; with pending
+  // edits, say so and let the user choose (re-reading would drop the edits).
+  const [staleBy, setStale] = useState(false);
+  const state = useRef({ dirty, saving });
+  state.current = { dirty, saving };
+  const reloadSoon = useLiveReload(() => {
+    if (state.current.saving) return;
+    if (state.current.dirty) setStale(true);
+    else void list.reload();
+  });
+  useSocketEvent('cfg.configs_changed', () => reloadSoon());
+  const reloadNow = async () => {
+    setStale(false);
+    await list.reload();
+  };
+  useEffect(() => {
+    if (staleBy && !dirty && !saving) void reloadNow();
+  }, [staleBy, dirty, saving]);
+
   const save = async () => {
     let bad = false;
     const checked = rows.map((r) => {
@@ -80,6 +103,7 @@ export function useConfigRows() {
         if (r.status === 'ok') notify.success((r.result as { message: string }).message);
         else notify.error(r.message);
       }
+      setStale(false);
       await list.reload();
     } catch (e) {
       notify.error(errorText(e));
@@ -88,11 +112,13 @@ export function useConfigRows() {
     }
   };
 
-  return { list, rows, change, add, remove, restore, save, saving, dirty, pending };
+  return { list, rows, change, add, remove, restore, save, saving, dirty, pending, stale: staleBy, reloadNow };
 }
 
 export default function ConfigsGlobalPage() {
-  const { list, rows, change, add, remove, restore, save, saving, dirty, pending } = useConfigRows();
+  const { list, rows, change, add, remove, restore, save, saving, dirty, pending, stale, reloadNow } = useConfigRows();
+  // Leaving with unsaved rows asks first (menu links, Back, closing the tab).
+  useUnsavedPrompt(dirty && !saving);
   const [typeFilter, setTypeFilter] = useState('');
   const types = useMemo(() => [...new Set([...CONFIG_TYPES, ...rows.map((r) => r.type).filter(Boolean)])].sort(), [rows]);
   const visible = rows.filter((r) => r.state !== 'remove' && (!typeFilter || r.type === typeFilter || r.state === 'insert'));
@@ -129,6 +155,12 @@ export default function ConfigsGlobalPage() {
         </div>
       </PageTitle>
       <ErrorAlert error={list.error} onRetry={() => void list.reload()} />
+      {stale && dirty && (
+        <Alert variant="warning" className="py-2 d-flex flex-wrap align-items-center gap-2" data-testid="cfg-stale">
+          <span className="me-auto">Another operator saved cluster configs while you were editing. Saving now keeps your edits.</span>
+          <Button size="sm" variant="outline-warning" onClick={() => void reloadNow()}>Reload (drops your edits)</Button>
+        </Alert>
+      )}
       {!list.data && list.loading && <Loading />}
       {list.data && visible.length === 0 && <EmptyState text="No config rows." />}
       {visible.length > 0 && (

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
@@ -13,6 +13,7 @@ import { rpc } from '../../api/rpc.js';
 import { AppModal } from '../../kit/AppModal.js';
 import { SelectField, SwitchField, TextField, useFieldErrors, validate } from '../../kit/fields.js';
 import { useAction } from '../../kit/useAction.js';
+import { useUnsavedPrompt } from '../../kit/useUnsavedPrompt.js';
 import type { ServerSaveInput } from './api.js';
 
 interface FormState {
@@ -104,12 +105,20 @@ export interface ServerEditDialogProps {
   onSaved: (Id: number) => void;
 }
 
-/** Create and edit dialog: the fields of 000 §3, validated with the server's schema; secrets write-only. */
+/**
+ * Create and edit dialog: the fields of 000 §3, validated with the server's schema; secrets write-only.
+ * With unsaved edits, closing it, Back or leaving the page asks first (useUnsavedPrompt).
+ */
 export function ServerEditDialog({ target, parents, onClose, onSaved }: ServerEditDialogProps) {
   const server = target?.server ?? null;
   const [f, setF] = useState<FormState>(() => fromServer(server, target?.defaults));
   const errs = useFieldErrors();
   const { run, busy } = useAction();
+  const initial = useMemo(() => JSON.stringify(fromServer(target?.server ?? null, target?.defaults)), [target]);
+  const unsaved = useUnsavedPrompt(!!target && JSON.stringify(f) !== initial);
+  const requestClose = () => {
+    if (!busy && unsaved.confirmLeave()) onClose();
+  };
 
   useEffect(() => {
     if (target) {
@@ -130,7 +139,10 @@ export function ServerEditDialog({ target, parents, onClose, onSaved }: ServerEd
     const bad = validate(ServerSaveArgs, payload);
     if (bad) return errs.set(bad);
     const r = await run(() => rpc('srv.save_server', payload), MSG.saveServerOk, (err) => errs.take(err));
-    if (r) onSaved(r.Id);
+    if (r) {
+      unsaved.allowNext();
+      onSaved(r.Id);
+    }
   };
 
   const parentOptions = [{ value: 0, label: 'FREE (no parent)' }, ...parents.filter((p) => p.Id !== server?.Id).map((p) => ({ value: p.Id, label: p.name }))];
@@ -139,12 +151,12 @@ export function ServerEditDialog({ target, parents, onClose, onSaved }: ServerEd
   return (
     <AppModal
       show={!!target}
-      onHide={() => !busy && onClose()}
+      onHide={requestClose}
       staticBackdrop
       title={server ? `Edit server ${server.name}` : 'New server'}
       footer={
         <>
-          <Button variant="secondary" size="sm" onClick={onClose} disabled={busy}>
+          <Button variant="secondary" size="sm" onClick={requestClose} disabled={busy}>
             Cencel
           </Button>
           <Button variant="primary" size="sm" type="submit" form="srv-edit-form" disabled={busy}>

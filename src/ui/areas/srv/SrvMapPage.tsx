@@ -1,10 +1,11 @@
-import { memo, useDeferredValue, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Card from 'react-bootstrap/Card';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import Table from 'react-bootstrap/Table';
+import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { CONFIRM_LABELS, MSG } from '../../../contracts/messages.js';
 import {
   BALANCE_ROLES, FREE_GROUP, PARENT_TYPE, PROXY_TYPE, WEB_TYPE, serverTypeName,
@@ -55,7 +56,7 @@ function Switch({ s, field, label, actions }: { s: ServerView; field: Toggle; la
 /** Per-node buttons: detail, edit, clone, SSH test, terminal (terminals area), delete. */
 function NodeButtons({ s, actions, testing }: { s: ServerView; actions: RowActions; testing: boolean }) {
   return (
-    <div className="app-srv-actions d-flex flex-nowrap gap-1">
+    <div className="app-srv-actions d-flex flex-wrap gap-1">
       <button type="button" className="btn btn-outline-secondary btn-xs" aria-label={`Details ${s.name}`} onClick={() => actions.detail(s)}>Info</button>
       <button type="button" className="btn btn-outline-primary btn-xs" aria-label={`Edit ${s.name}`} onClick={() => actions.edit(s)}>Edit</button>
       <button type="button" className="btn btn-outline-primary btn-xs" aria-label={`Clone ${s.name}`} onClick={() => actions.clone(s)}>Clone</button>
@@ -76,9 +77,9 @@ const ServerRow = memo(function ServerRow({ s, actions, testing }: { s: ServerVi
         <button type="button" className="btn btn-link btn-sm p-0 fw-semibold" onClick={() => actions.detail(s)}>{s.name}</button>
       </td>
       <td><Switch s={s} field="status" label="Status" actions={actions} /></td>
-      <td className="font-monospace small">{s.ip_local || <span className="text-secondary">-</span>}</td>
-      <td className="font-monospace small">{s.sshport}</td>
-      <td className="text-nowrap">
+      <td className="font-monospace small" data-label="Local IP">{s.ip_local || <span className="text-secondary">-</span>}</td>
+      <td className="font-monospace small" data-label="SSH port">{s.sshport}</td>
+      <td className="text-nowrap app-srv-flags">
         {s.type === WEB_TYPE && (
           <span className="d-inline-flex align-items-center gap-1 small">
             <Switch s={s} field="balance_web" label="Balancer" actions={actions} /> balancer
@@ -90,7 +91,7 @@ const ServerRow = memo(function ServerRow({ s, actions, testing }: { s: ServerVi
           </span>
         )}
       </td>
-      <td><NodeButtons s={s} actions={actions} testing={testing} /></td>
+      <td className="app-srv-actions-cell"><NodeButtons s={s} actions={actions} testing={testing} /></td>
     </tr>
   );
 });
@@ -127,7 +128,7 @@ const GroupCard = memo(function GroupCard({ g, actions, testing }: { g: ServerGr
             <span className="font-monospace small text-secondary">{p.ip || p.ip_local}</span>
             <Switch s={p} field="status" label="Status" actions={actions} />
             <Badge bg="light" text="dark">{count}</Badge>
-            <div className="ms-auto d-flex gap-1">
+            <div className="ms-auto d-flex flex-wrap gap-1 app-srv-head-actions">
               <button type="button" className="btn btn-outline-primary btn-xs" aria-label={`Add server under ${p.name}`} onClick={() => actions.addChild(p)}>+ Server</button>
               <NodeButtons s={p} actions={actions} testing={testing.has(p.Id)} />
             </div>
@@ -155,7 +156,7 @@ function filterMap(map: ServersMap, q: string): ServersMap {
   return { ...map, groups };
 }
 
-function DetailDialog({ s, test, onClose, actions, onAccepted }: { s: ServerView | null; test?: TestState; onClose: () => void; actions: RowActions; onAccepted: () => void }) {
+function DetailDialog({ s, test, onClose, onEdit, actions, onAccepted }: { s: ServerView | null; test?: TestState; onClose: () => void; onEdit: (s: ServerView) => void; actions: RowActions; onAccepted: () => void }) {
   const rows: Array<[string, ReactNode]> = s
     ? [
         ['Id', s.Id], ['Type', `${s.type} · ${serverTypeName(s.type)}`], ['Parent (cod)', s.cod || '-'], ['Status', s.status ? 'on' : 'off'],
@@ -189,7 +190,7 @@ function DetailDialog({ s, test, onClose, actions, onAccepted }: { s: ServerView
           <>
             <Button size="sm" variant="outline-success" onClick={() => actions.test(s)} disabled={test?.busy}>Test SSH</Button>
             <Button size="sm" variant="outline-dark" disabled title="Terminal: comes with the terminals area">Terminal</Button>
-            <Button size="sm" variant="outline-primary" onClick={() => { onClose(); actions.edit(s); }}>Edit</Button>
+            <Button size="sm" variant="outline-primary" onClick={() => onEdit(s)}>Edit</Button>
             <Button size="sm" variant="secondary" onClick={onClose}>Close</Button>
           </>
         )
@@ -229,24 +230,100 @@ function DetailDialog({ s, test, onClose, actions, onAccepted }: { s: ServerView
   );
 }
 
+const idParam = (v: string | null | undefined) => (v && /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : null);
+const SEARCH_KEYS = { info: 'server', edit: 'edit', filter: 'q' } as const;
+
+/**
+ * What the map shows, kept in the URL so that it survives a reload and can be shared: `?q=` the filter,
+ * `?server=Id` the Info dialog (also reached as /srv/srv_map/Id), `?edit=Id` the edit dialog. Opening a
+ * dialog adds a history entry (Back closes it); closing goes back to the entry it was opened from.
+ */
+function useMapUrl() {
+  const [params, setParams] = useSearchParams();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const { Id: pathId } = useParams();
+  const fromMap = (location.state as { mapDialog?: boolean } | null)?.mapDialog === true;
+
+  // /srv/srv_map/12 -> /srv/srv_map?server=12: one URL form for an open dialog.
+  useEffect(() => {
+    if (pathId === undefined) return;
+    const next = new URLSearchParams(location.search);
+    if (idParam(pathId)) next.set(SEARCH_KEYS.info, pathId);
+    navigate({ pathname: '/srv/srv_map', search: next.size ? `?${next}` : '' }, { replace: true });
+  }, [pathId, location.search, navigate]);
+
+  const withDialog = (kind: 'info' | 'edit' | null, Id?: number) => {
+    const next = new URLSearchParams(params);
+    next.delete(SEARCH_KEYS.info);
+    next.delete(SEARCH_KEYS.edit);
+    if (kind && Id) next.set(SEARCH_KEYS[kind], String(Id));
+    return next.size ? `?${next}` : '';
+  };
+  const open = (kind: 'info' | 'edit', Id: number) =>
+    navigate({ pathname: '/srv/srv_map', search: withDialog(kind, Id) }, { replace: fromMap, state: { mapDialog: true } });
+  const close = () => {
+    if (fromMap) navigate(-1);
+    else navigate({ pathname: '/srv/srv_map', search: withDialog(null) }, { replace: true });
+  };
+  const setFilter = (q: string) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        if (q) next.set(SEARCH_KEYS.filter, q);
+        else next.delete(SEARCH_KEYS.filter);
+        return next;
+      },
+      { replace: true, state: location.state },
+    );
+
+  return {
+    infoId: idParam(pathId) ?? idParam(params.get(SEARCH_KEYS.info)),
+    editId: idParam(params.get(SEARCH_KEYS.edit)),
+    filter: params.get(SEARCH_KEYS.filter) ?? '',
+    open,
+    close,
+    setFilter,
+  };
+}
+
 /** /srv/srv_map (000 §2): servers by parent and type, switches, detail/edit/clone/remove, SSH test, nginx upstream. */
 export default function SrvMapPage() {
   const { map, upstream, toggle } = useServersMap();
-  const [edit, setEdit] = useState<{ server: ServerView | null; defaults?: Partial<ServerView> } | null>(null);
-  const [detailId, setDetailId] = useState<number | null>(null);
+  const url = useMapUrl();
+  const [newTarget, setNewTarget] = useState<{ server: null; defaults?: Partial<ServerView> } | null>(null);
   const [cloneOf, setCloneOf] = useState<ServerView | null>(null);
   const [cloneName, setCloneName] = useState('');
   const [removeOf, setRemoveOf] = useState<ServerView | null>(null);
   const [busy, setBusy] = useState(false);
   const [tests, setTests] = useState<Record<number, TestState>>({});
-  const [filter, setFilter] = useState('');
+  // The input follows the URL (back/forward, a shared link) and writes it as the user types.
+  const [filter, setFilterText] = useState(url.filter);
+  useEffect(() => setFilterText((f) => (f.trim() === url.filter.trim() ? f : url.filter)), [url.filter]);
+  const changeFilter = (v: string) => {
+    setFilterText(v);
+    url.setFilter(v.trim());
+  };
   const deferred = useDeferredValue(filter);
 
   const testing = useMemo(() => new Set(Object.entries(tests).filter(([, v]) => v.busy).map(([k]) => Number(k))), [tests]);
   const shown = useMemo(() => (map.data ? filterMap(map.data, deferred) : undefined), [map.data, deferred]);
   const all = useMemo(() => map.data?.groups.flatMap((g) => [...(g.parent ? [g.parent] : []), ...g.types.flatMap((t) => t.list)]) ?? [], [map.data]);
   const parents = useMemo(() => all.filter((s) => s.type === PARENT_TYPE).map((s) => ({ Id: s.Id, name: s.name })), [all]);
-  const detail = detailId === null ? null : all.find((s) => s.Id === detailId) ?? null;
+  const detail = url.infoId === null ? null : all.find((s) => s.Id === url.infoId) ?? null;
+  const editServer = url.editId === null ? null : all.find((s) => s.Id === url.editId) ?? null;
+  // The form edits a snapshot: a live re-read of the map must not reset what the user typed.
+  const editFound = editServer !== null;
+  const urlEditTarget = useMemo(() => (editServer ? { server: editServer } : null), [url.editId, editFound]);
+  const editTarget = newTarget ?? urlEditTarget;
+
+  // A link to a server that does not exist (or was just removed by another operator).
+  const missing = map.data ? [url.infoId, url.editId].find((Id) => Id !== null && !all.some((s) => s.Id === Id)) : undefined;
+  useEffect(() => {
+    if (missing === undefined || missing === null) return;
+    notify.error(`Server ${missing} not found`);
+    url.close();
+  }, [missing]);
 
   const runTest = async (s: ServerView) => {
     setTests((t) => ({ ...t, [s.Id]: { busy: true } }));
@@ -261,23 +338,27 @@ export default function SrvMapPage() {
       notify.error(errorText(e));
       if (reason === 'hostkey') {
         await map.reload();
-        setDetailId(s.Id);
+        latest.current.url.open('info', s.Id);
       }
     }
   };
 
   // Stable callbacks for the memoised rows; they read the latest state through a ref.
-  const latest = useRef({ toggle, runTest });
-  latest.current = { toggle, runTest };
+  const latest = useRef({ toggle, runTest, url });
+  latest.current = { toggle, runTest, url };
   const actions = useMemo<RowActions>(() => ({
     toggle: (s, f, on) => void latest.current.toggle(s, f, on),
-    detail: (s) => setDetailId(s.Id),
-    edit: (s) => setEdit({ server: s }),
+    detail: (s) => latest.current.url.open('info', s.Id),
+    edit: (s) => latest.current.url.open('edit', s.Id),
     clone: (s) => { setCloneName(''); setCloneOf(s); },
     remove: (s) => setRemoveOf(s),
     test: (s) => void latest.current.runTest(s),
-    addChild: (p) => setEdit({ server: null, defaults: { cod: p.Id } }),
+    addChild: (p) => setNewTarget({ server: null, defaults: { cod: p.Id } }),
   }), []);
+  const closeEdit = useCallback(() => {
+    if (newTarget) setNewTarget(null);
+    else url.close();
+  }, [newTarget, url.close]);
 
   const doRemove = async () => {
     if (!removeOf) return;
@@ -318,15 +399,23 @@ export default function SrvMapPage() {
         title="Servers map"
         actions={
           <>
-            <Form.Control size="sm" type="search" placeholder="Filter by name or ip" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} aria-label="Filter servers" style={{ width: 200 }} />
+            <Form.Control size="sm" type="search" placeholder="Filter by name or ip" value={filter} onChange={(e) => changeFilter(e.currentTarget.value)} aria-label="Filter servers" className="app-srv-filter" />
             <Button size="sm" variant="outline-secondary" onClick={() => void map.reload()} disabled={map.loading}>Reload</Button>
-            <Button size="sm" variant="primary" onClick={() => setEdit({ server: null })}>Add server</Button>
+            <Button size="sm" variant="primary" onClick={() => setNewTarget({ server: null })}>Add server</Button>
           </>
         }
       />
       <ErrorAlert error={map.error} onRetry={() => void map.reload()} />
       {!map.data && map.loading && <Loading />}
       {map.data && map.data.count === 0 && <EmptyState text="No servers yet: add one." />}
+      {map.data && map.data.count > 0 && shown && shown.groups.length === 0 && (
+        <EmptyState title="Nothing matches">
+          <div className="app-srv-nomatch" role="status">
+            No server matches <strong>{deferred.trim()}</strong> (name or ip).{' '}
+            <Button size="sm" variant="link" className="p-0 align-baseline" onClick={() => changeFilter('')}>Clear the filter</Button>
+          </div>
+        </EmptyState>
+      )}
       {shown && (
         <div className="app-srv-groups" data-count={map.data?.count}>
           {shown.groups.map((g) => <GroupCard key={g.Id ?? FREE_GROUP} g={g} actions={actions} testing={testing} />)}
@@ -334,7 +423,7 @@ export default function SrvMapPage() {
       )}
 
       <Card className="mt-3 app-srv-upstream">
-        <Card.Header className="py-1 d-flex align-items-center">
+        <Card.Header className="py-1 d-flex flex-wrap align-items-center">
           <h2 className="h6 mb-0 me-auto">Nginx upstream</h2>
           <span className="small text-secondary">web servers with the balancer on; off servers are marked down</span>
         </Card.Header>
@@ -345,12 +434,12 @@ export default function SrvMapPage() {
       </Card>
 
       <ServerEditDialog
-        target={edit}
+        target={editTarget}
         parents={parents}
-        onClose={() => setEdit(null)}
-        onSaved={() => { setEdit(null); void map.reload(); void upstream.reload(); }}
+        onClose={closeEdit}
+        onSaved={() => { closeEdit(); void map.reload(); void upstream.reload(); }}
       />
-      <DetailDialog s={detail} test={detail ? tests[detail.Id] : undefined} onClose={() => setDetailId(null)} actions={actions} onAccepted={() => void map.reload()} />
+      <DetailDialog s={detail} test={detail ? tests[detail.Id] : undefined} onClose={url.close} onEdit={(s) => url.open('edit', s.Id)} actions={actions} onAccepted={() => void map.reload()} />
 
       <AppModal
         show={!!cloneOf}

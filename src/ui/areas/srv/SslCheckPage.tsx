@@ -10,14 +10,17 @@ import { MSG } from '../../../contracts/messages.js';
 import { SSL_ALERT_DAYS, SslUpdateArgs, sslAlertHosts, type SslHostView } from '../../../contracts/srv.js';
 import { useRpc } from '../../api/hooks.js';
 import { rpc } from '../../api/rpc.js';
+import { useSocketEvent } from '../../api/socket.js';
 import { AppModal } from '../../kit/AppModal.js';
 import { ConfirmButton } from '../../kit/ConfirmButton.js';
 import { SwitchField, TextField, useFieldErrors, validate } from '../../kit/fields.js';
 import { fmtDateTime } from '../../kit/format.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
+import { notify } from '../../kit/notify.js';
 import { useAction } from '../../kit/useAction.js';
 import './api.js';
+import { useLiveReload } from './useServersMap.js';
 import './srv.css';
 
 const dayClass = (r: SslHostView) => (r.day_last === null ? 'text-secondary' : r.day_last < SSL_ALERT_DAYS ? 'text-danger fw-bold' : r.day_last < 15 ? 'text-warning fw-semibold' : '');
@@ -39,9 +42,33 @@ export function SslAlert({ rows }: { rows: SslHostView[] }) {
   );
 }
 
-/** /srv/ssl_check (000 §2): SSL hosts table with the alert banner, add/edit/delete, check now. */
+const days = (n: number) => `${n} ${Math.abs(n) === 1 ? 'day' : 'days'}`;
+
+/** The notification of one check: the days left, or why it failed. */
+export function checkResultText(r: SslHostView): string {
+  if (r.error) return `${r.host}: check failed: ${r.error}`;
+  if (r.day_last === null) return `${r.host}: checked`;
+  return r.day_last < 0 ? `${r.host}: expired ${days(-r.day_last)} ago` : `${r.host}: ${days(r.day_last)} left`;
+}
+
+/** The notification of 'Check all now': how many were checked, which failed, the soonest expiry. */
+function notifyCheckAll(rows: SslHostView[]) {
+  const checked = rows.filter((r) => r.not_check === 0);
+  const failed = checked.filter((r) => r.error);
+  const ok = checked.filter((r) => !r.error && r.day_last !== null).sort((a, b) => a.day_last! - b.day_last!);
+  const head = `Checked ${checked.length} ${checked.length === 1 ? 'host' : 'hosts'}`;
+  const soonest = ok.length ? `; soonest expiry: ${ok[0].host} (${days(ok[0].day_last!)} left)` : '';
+  if (!checked.length) notify.info('No host to check (every host is set to not check)');
+  else if (failed.length) notify.error(`${head}, ${failed.length} failed: ${failed.map((r) => `${r.host} (${r.error})`).join(', ')}${soonest}`);
+  else notify.success(`${head}${soonest}`);
+}
+
+/** /srv/ssl_check (000 §2): SSL hosts table with the alert banner, add/edit/delete, check now; live. */
 export default function SslCheckPage() {
   const list = useRpc('srv.getSslHosts', undefined);
+  // Another operator's add, edit, removal or check (ssl.changed) re-reads the list.
+  const reloadSoon = useLiveReload(() => void list.reload());
+  useSocketEvent('ssl.changed', () => reloadSoon());
   const { run, busy } = useAction();
   const [checking, setChecking] = useState<Set<number | 'all'>>(new Set());
   const [host, setHost] = useState('');
@@ -58,13 +85,18 @@ export default function SslCheckPage() {
     mark(Id, true);
     const r = await run(() => rpc('srv.sslCheckHost', { Id }, { timeoutMs: 60_000 }));
     mark(Id, false);
-    if (r) replace(r);
+    if (!r) return;
+    replace(r);
+    if (r.error) notify.error(checkResultText(r));
+    else notify.success(checkResultText(r));
   };
   const checkAll = async () => {
     mark('all', true);
     const r = await run(() => rpc('srv.sslCheckAll', undefined, { timeoutMs: 120_000 }));
     mark('all', false);
-    if (r) list.setData(r);
+    if (!r) return;
+    list.setData(r);
+    notifyCheckAll(r);
   };
 
   const add = async (e: FormEvent) => {

@@ -1,9 +1,11 @@
-import { useCallback } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
+import type { SrvChangedEvent } from '../../../contracts/events.js';
 import type { ServersMap, ServerView } from '../../../contracts/srv.js';
 import { MSG } from '../../../contracts/messages.js';
 import { useRpc } from '../../api/hooks.js';
 import { errorText } from '../../api/http.js';
 import { rpc } from '../../api/rpc.js';
+import { useSocketEvent, useSocketStatus } from '../../api/socket.js';
 import { notify } from '../../kit/notify.js';
 import './api.js';
 
@@ -30,13 +32,48 @@ export function patchMap(map: ServersMap, Id: number, patch: Partial<ServerView>
 
 export type Toggle = 'status' | 'balance_web' | 'read_nginx_log_firewall';
 
+/** Events that arrive together (a batch of writes, check all) cause one re-read. */
+export const LIVE_RELOAD_MS = 250;
+
+/**
+ * Re-reads after `srv.changed` / `ssl.changed`-like events, at most once per LIVE_RELOAD_MS, and once
+ * after the socket reconnects (events sent while it was down are lost).
+ */
+export function useLiveReload(reload: () => void) {
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const latest = useRef(reload);
+  latest.current = reload;
+  const reloadSoon = useCallback(() => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => latest.current(), LIVE_RELOAD_MS);
+  }, []);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const socket = useSocketStatus();
+  const wasConnected = useRef(false);
+  useEffect(() => {
+    if (socket === 'connected' && wasConnected.current) reloadSoon();
+    if (socket === 'connected') wasConnected.current = true;
+  }, [socket, reloadSoon]);
+  return reloadSoon;
+}
+
 /**
  * The map and its switches: a switch saves {Id, field} alone (000 §4, §7), optimistically, and goes
- * back if the save fails.
+ * back if the save fails. Live: another operator's change (`srv.changed`) re-reads the map and the
+ * upstream preview; a status switch shows at once.
  */
 export function useServersMap() {
   const map = useRpc('srv.servers_map', undefined);
   const upstream = useRpc('srv.nginxUpstream', undefined);
+
+  const reloadSoon = useLiveReload(() => {
+    void map.reload();
+    void upstream.reload();
+  });
+  useSocketEvent('srv.changed', (e: SrvChangedEvent) => {
+    if (e.action === 'status' && e.status !== undefined) map.setData((m) => (m ? patchMap(m, e.Id, { status: e.status }) : m));
+    reloadSoon();
+  });
 
   const toggle = useCallback(
     async (s: ServerView, field: Toggle, on: boolean) => {
