@@ -9,7 +9,7 @@ const base = {
 export default {
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
-    { ...base, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.e2e.ts'] },
-    { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.e2e.ts'] },
+    { ...base, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.e2e.ts'], testTimeout: 30_000 },
+    { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.e2e.ts'], testTimeout: 60_000 },
   ],
 };
