@@ -3,7 +3,7 @@
  * and a bad value stops the start with a message naming the variable (fail fast).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
 
@@ -55,13 +55,28 @@ export class ConfigError extends Error {}
 
 const truthy = (v: string) => v === '1' || v === 'true';
 
-/** Reads the secret key from DATA_DIR/secret.key, creating it (mode 0600) on first start. */
+/** Reads the secret key from DATA_DIR/secret.key, creating it (mode 0600) on first start; an older file is set to 0600. */
 function loadOrCreateSecret(dataDir: string): string {
   const file = join(dataDir, 'secret.key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) {
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    return readFileSync(file, 'utf8').trim();
+  }
   const key = randomBytes(32).toString('base64url');
   writeFileSync(file, key + '\n', { mode: 0o600 });
   return key;
+}
+
+/**
+ * DATA_DIR holds the database and the secret key: created readable by the owner only (0700), and an
+ * existing one this process owns is set so (one owned by someone else, or a shared directory with the
+ * sticky bit such as /tmp, is left as it is).
+ */
+function privateDir(dir: string) {
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = statSync(dir);
+  const ours = typeof process.getuid === 'function' && st.uid === process.getuid();
+  if ((st.mode & 0o077) !== 0 && (st.mode & 0o1000) === 0 && ours && dir !== '/') chmodSync(dir, 0o700);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -72,7 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const e = parsed.data;
   const dataDir = resolve(e.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
+  privateDir(dataDir);
   let database: DatabaseConfig;
   if (!e.DATABASE_URL) database = { type: 'better-sqlite3', database: join(dataDir, 'console.sqlite') };
   else if (e.DATABASE_URL.startsWith('sqlite:')) {

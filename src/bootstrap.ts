@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet';
 import type { AppConfig } from '../config/config.js';
 import { AppModule } from './app.module.js';
+import { apiWriteGuard, noStore } from './core/http/api-guard.js';
 import { AuthedSocketAdapter } from './core/realtime/socket.adapter.js';
 import { JsonLogger } from './core/logger.js';
 
@@ -24,8 +25,11 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
       strictTransportSecurity: false,
     }),
   );
+  // Every /api answer (errors, 404s and the RPC batch included) is no-store; writes are JSON from this
+  // site only. Before the body parser, so a refused body is never parsed.
+  app.use('/api', noStore, apiWriteGuard(cfg.trustProxy));
+  // JSON only: no route takes a form body (the UI sends JSON everywhere; apiWriteGuard refuses the rest).
   app.use(express.json({ limit: cfg.bodyLimit }));
-  app.use(express.urlencoded({ extended: false, limit: cfg.bodyLimit }));
   // Body parser failures (malformed JSON, oversized body) answer an envelope, never an HTML stack.
   app.use((err: { status?: number; type?: string; message?: string }, _req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();

@@ -26,10 +26,21 @@ export const NAME_MAX = 128;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 256;
 
-/** Failed logins allowed in the window before 429, per login and per address. */
+/**
+ * Failed sign-ins allowed in the window before 429 (docs/architecture.md, Security): per login from
+ * one address, and per address over every login. Past LOGIN_FAILURES_SLOW_LOGIN failures of one login
+ * from all addresses together, each address gets one failure for that login per window (it slows a
+ * distributed guess; an address without failures still signs in).
+ */
 export const LOGIN_FAILURES_PER_LOGIN = 5;
 export const LOGIN_FAILURES_PER_IP = 20;
+export const LOGIN_FAILURES_SLOW_LOGIN = 100;
 export const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
+
+/** Registrations (POST /api/user/register) per address in the window, and inactive accounts waiting for an admin. */
+export const REGISTRATIONS_PER_IP = 5;
+export const REGISTRATION_WINDOW_MS = 60 * 60_000;
+export const PENDING_ACCOUNTS_MAX = 50;
 
 export const SSH_DEFAULT_PORT = 20001;
 export const SSL_ALERT_DAYS = 5;

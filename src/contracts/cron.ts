@@ -216,6 +216,37 @@ export function httpRequestOf(cmd: CronHttpCmd): CronHttpRequest {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Credentials in a curl= URL (docs/cron.md): stored sealed, shown masked, kept when the mask is saved back
+
+/** What stands for stored credentials in a `curl=` URL: `https://user:***@host/`, or `https://***@host/` for a user part only. */
+export const CRON_URL_MASK = '***';
+
+export interface UrlUserinfo {
+  /** The user part as written (percent-encoded), e.g. `user:pass`, `token`. */
+  userinfo: string;
+  /** The URL without it. */
+  bare: string;
+  /** The URL with it masked. */
+  masked: string;
+  /** The user part is the mask itself (`user:***`, `***`): "keep what is stored". */
+  isMask: boolean;
+}
+
+/** The user part of a URL: everything before the last '@' of the authority. */
+const USERINFO = /^(\s*[a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@([\s\S]*)$/i;
+
+/** Splits the user part (credentials) off a URL; null when it has none. */
+export function splitUrlUserinfo(url: string): UrlUserinfo | null {
+  const m = USERINFO.exec(url);
+  if (!m) return null;
+  const [, scheme, userinfo, rest] = m;
+  const colon = userinfo.indexOf(':');
+  const isMask = colon >= 0 ? userinfo.slice(colon + 1) === CRON_URL_MASK : userinfo === CRON_URL_MASK;
+  const masked = colon >= 0 ? `${userinfo.slice(0, colon)}:${CRON_URL_MASK}` : CRON_URL_MASK;
+  return { userinfo, bare: scheme + rest, masked: `${scheme}${masked}@${rest}`, isMask };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Schedule fields
 
 /** Checks one field on its own (the others '*'): null when fine, else the message. */

@@ -19,6 +19,8 @@ export const MSG = {
   forbidden: 'Forbidden: your role does not allow this',
   registered: 'Account created: an administrator must activate it before you can sign in',
   loginTaken: 'This login is already taken',
+  tooManyRegistrations: 'Too many registrations from this address, try again later',
+  registrationClosed: 'Registration is closed until an administrator reviews the accounts waiting for activation',
 } as const;
 
 /** Confirm dialog default labels (000 §2), 'Cencel' spelled so. */

@@ -59,7 +59,7 @@ describe('a started console', () => {
   afterAll(() => { if (proc.child.exitCode === null) proc.child.kill('SIGKILL'); });
 
   test('prints the generated first admin password once', () => {
-    expect(proc.output()).toMatch(/First admin account created: login "admin", password "[\w-]{10,}"/);
+    expect(proc.output()).toMatch(/First admin account created: login admin, password [\w-]{10,} /);
   });
 
   test('serves the UI for a deep link, with no-store, and JSON 404 for unknown API paths', async () => {
@@ -72,6 +72,21 @@ describe('a started console', () => {
     expect(await api.json()).toMatchObject({ status: 'http' });
     const rpc = await fetch(`${url}/api`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"methods":["user.me"]}' });
     expect(rpc.status).toBe(401);
+  });
+
+  test('every line it writes is JSON, also when parallel registrations collide (no query parameters, no hashes)', async () => {
+    const password = 'collide-password-1';
+    const answers = await Promise.all(Array.from({ length: 5 }, () => fetch(`${url}/api/user/register`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'collider', name: 'C', password }),
+    }).then((r) => r.status)));
+    expect(answers.sort()).toEqual([200, 409, 409, 409, 409]);
+    const lines = proc.output().split('\n').filter((l) => l.trim() !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(() => JSON.parse(line)).not.toThrow();
+      expect(line).not.toContain('$argon2');
+      expect(line).not.toContain(password);
+    }
   });
 
   test('stops cleanly on SIGTERM', async () => {

@@ -51,7 +51,8 @@ async function freshMysql(url: string): Promise<{ url: string; drop: () => Promi
   };
 }
 
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** `opts.logger`: a JsonLogger of the test's own (e.g. writing to a stream the test reads). */
+export async function startApp(env: Record<string, string> = {}, opts: { logger?: JsonLogger } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'console-test-'));
   const mysql = process.env.TEST_DATABASE_URL ? await freshMysql(process.env.TEST_DATABASE_URL) : null;
   const cfg = loadConfig({
@@ -63,7 +64,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     ...(mysql ? { DATABASE_URL: mysql.url } : {}),
     ...env,
   });
-  const app = await createApp(cfg, new JsonLogger(cfg.logLevel));
+  const app = await createApp(cfg, opts.logger ?? new JsonLogger(cfg.logLevel));
   await app.listen(0, '127.0.0.1');
   const addr = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${addr.port}`;

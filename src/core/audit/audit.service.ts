@@ -6,25 +6,13 @@ import type { Actor } from '../auth/actor.js';
 import { notFound } from '../errors.js';
 import { AUDIT_TARGET_MAX } from './audit-target.js';
 import { AuditEntity } from './audit.entity.js';
+import { maskSecrets, maskUrlCredentials } from './mask.js';
 
-/** Field names treated as secrets: any *pass*, *secret*, *token*, *hash*, *private*, *credential*, or ending in key/key_data. */
-const SECRET_KEY = /pass|secret|token|hash|private|credential|key(_?data)?$/i;
 const MAX_ARGS = 2000;
 
-/** A copy of the arguments with every secret-looking field masked, as a bounded JSON string. */
+/** A copy of the arguments with every secret masked (mask.ts, shared with the logger), as a bounded JSON string. */
 export function summarizeArgs(args: unknown): string {
-  const mask = (v: unknown, depth: number): unknown => {
-    if (depth > 6) return '…';
-    if (Array.isArray(v)) return v.slice(0, 50).map((x) => mask(x, depth + 1));
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(
-        Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, SECRET_KEY.test(k) && x !== null && x !== '' ? '***' : mask(x, depth + 1)]),
-      );
-    }
-    if (typeof v === 'string' && v.length > 300) return v.slice(0, 300) + '…';
-    return v;
-  };
-  const text = JSON.stringify(mask(args, 0)) ?? '';
+  const text = JSON.stringify(maskSecrets(args, { maxString: 300, maxItems: 50, maxDepth: 6 })) ?? '';
   return text.length > MAX_ARGS ? text.slice(0, MAX_ARGS) + '…' : text;
 }
 
@@ -57,7 +45,7 @@ export class AuditService {
         args: e.args === undefined ? null : summarizeArgs(e.args),
         target: e.target?.slice(0, AUDIT_TARGET_MAX) || null,
         outcome: e.outcome,
-        message: e.message?.slice(0, 1000) ?? null,
+        message: e.message ? maskUrlCredentials(e.message).slice(0, 1000) : null,
         ip: (e.ip ?? e.actor?.ip ?? null)?.slice(0, 64) ?? null,
         duration_ms: e.started ? Date.now() - e.started : 0,
       });

@@ -49,8 +49,8 @@ export class AuthController {
   @Public()
   @Post('register')
   @HttpCode(200)
-  async register(@Body() body: unknown) {
-    const r = await this.auth.register(body);
+  async register(@Body() body: unknown, @Req() req: AuthedRequest) {
+    const r = await this.auth.register(body, clientIp(req));
     return { ...r, message: MSG.registered };
   }
 }

@@ -8,9 +8,12 @@ import { AuthBody, RegisterBody, type SessionValues } from '../../contracts/auth
 import { MSG } from '../../contracts/messages.js';
 import { Role } from '../../contracts/roles.js';
 import { sha256 } from '../crypto/secret-box.js';
-import { conflict, parseInput, tooMany, unauthorized, badRequest } from '../errors.js';
+import { PENDING_ACCOUNTS_MAX } from '../../contracts/constants.js';
+import { isUniqueViolation } from '../database/db-errors.js';
+import { AppError, conflict, parseInput, tooMany, unauthorized, badRequest } from '../errors.js';
 import type { Actor } from './actor.js';
-import { LoginLimiter } from './login-limiter.js';
+import { JsonLogger } from '../logger.js';
+import { LoginLimiter, RegistrationLimiter } from './login-limiter.js';
 import type { SessionEndReason } from '../../contracts/events.js';
 import { SocketSessions } from '../realtime/socket-sessions.service.js';
 import { SessionEntity, UserEntity } from './user.entity.js';
@@ -24,6 +27,7 @@ const TOUCH_EVERY_MS = 60_000;
 export class AuthService implements OnApplicationBootstrap {
   private readonly log = new Logger('Auth');
   readonly limiter = new LoginLimiter();
+  readonly registrations = new RegistrationLimiter();
   /** A dummy hash, verified when the login is unknown, so timing does not reveal which logins exist. */
   private dummyHash?: Promise<string>;
   /** Ends the sockets of a session when it ends, on every instance (docs/architecture.md, Realtime). */
@@ -43,8 +47,9 @@ export class AuthService implements OnApplicationBootstrap {
     const password = this.cfg.admin.password ?? randomBytes(12).toString('base64url');
     await this.users.insert({ login, name: 'Administrator', role: Role.admin, active: 1, password_hash: await hashPassword(password), created_at: new Date(), last_login: null });
     if (generated) {
-      // Printed once, on the console only (never logged to a file by the app itself).
-      process.stdout.write(`\n  First admin account created: login "${login}", password "${password}"\n  (set ADMIN_LOGIN/ADMIN_PASSWORD to choose them; change it under /users)\n\n`);
+      // Printed once, as a JSON line like every other (a logger of its own at level info, so a
+      // quieter LOG_LEVEL cannot swallow the only copy of the password).
+      new JsonLogger('info').pino.warn({ context: 'Auth' }, `First admin account created: login ${login}, password ${password} (set ADMIN_LOGIN/ADMIN_PASSWORD to choose them; change it under /users)`);
     } else this.log.log(`First admin account "${login}" created from ADMIN_LOGIN/ADMIN_PASSWORD`);
   }
 
@@ -61,6 +66,7 @@ export class AuthService implements OnApplicationBootstrap {
     const { login, password } = this.decodeKey(key);
     const wait = this.limiter.blockedFor(ip, login);
     if (wait > 0) throw tooMany(`${MSG.tooManyAttempts} (in ${wait} s)`);
+    // The login column compares ignoring case on both databases (NOCASE / _ci): 'ADMIN' finds 'admin'.
     const user = await this.users.findOne({ where: { login } });
     const ok = user
       ? await argonVerify(user.password_hash, password).catch(() => false)
@@ -70,7 +76,7 @@ export class AuthService implements OnApplicationBootstrap {
       throw unauthorized(MSG.badCredentials);
     }
     if (!user.active) throw unauthorized(MSG.inactiveAccount);
-    this.limiter.succeed(login);
+    this.limiter.succeed(ip, login);
     const hash = randomBytes(32).toString('base64url');
     const now = new Date();
     await this.sessions.insert({
@@ -88,11 +94,25 @@ export class AuthService implements OnApplicationBootstrap {
     this.sockets.endSession(session.Id, 'logout');
   }
 
-  async register(body: unknown): Promise<{ uid: number }> {
+  /**
+   * Anonymous registration of an inactive role-100 account. Throttled per address (429 with the wait),
+   * refused while PENDING_ACCOUNTS_MAX accounts wait for an admin, and a login taken in any letter
+   * case answers 409, also when parallel registrations race (the database's unique key decides).
+   */
+  async register(body: unknown, ip: string): Promise<{ uid: number }> {
     const data = parseInput(RegisterBody, body);
+    const wait = this.registrations.take(ip);
+    if (wait > 0) throw tooMany(`${MSG.tooManyRegistrations} (in ${wait} s)`);
+    if ((await this.users.count({ where: { active: 0 } })) >= PENDING_ACCOUNTS_MAX) throw new AppError(403, MSG.registrationClosed, 'error');
     if (await this.users.exists({ where: { login: data.login } })) throw conflict(MSG.loginTaken);
-    const r = await this.users.insert({ login: data.login, name: data.name, role: Role.user, active: 0, password_hash: await hashPassword(data.password), created_at: new Date(), last_login: null });
-    return { uid: r.identifiers[0].uid as number };
+    const password_hash = await hashPassword(data.password);
+    try {
+      const r = await this.users.insert({ login: data.login, name: data.name, role: Role.user, active: 0, password_hash, created_at: new Date(), last_login: null });
+      return { uid: r.identifiers[0].uid as number };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(MSG.loginTaken);
+      throw err;
+    }
   }
 
   /** Resolves a session token to its actor, or null when unknown, expired or the account is inactive. */

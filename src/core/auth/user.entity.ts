@@ -4,6 +4,11 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, U
 @Unique('UQ_users_login', ['login'])
 export class UserEntity {
   @PrimaryGeneratedColumn() uid: number;
+  /**
+   * Kept as typed (for display) and unique ignoring case: the column compares without case on both
+   * databases (SQLite COLLATE NOCASE, MariaDB _ci; migration 1745000000000-hardening), so
+   * `where: {login}` finds 'admin' for 'ADMIN' and the unique key refuses 'ADMIN' beside 'admin'.
+   */
   @Column({ type: 'varchar', length: 64 }) login: string;
   @Column({ type: 'varchar', length: 128 }) name: string;
   @Column({ type: 'integer', default: 100 }) role: number;

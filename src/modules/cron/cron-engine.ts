@@ -10,6 +10,7 @@ import {
 import { Role } from '../../contracts/roles.js';
 import type { Actor } from '../../core/auth/actor.js';
 import { UserEntity } from '../../core/auth/user.entity.js';
+import { SecretBox } from '../../core/crypto/secret-box.js';
 import { AppError, badRequest, conflict } from '../../core/errors.js';
 import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
@@ -17,6 +18,7 @@ import { CronHistory } from './cron-history.js';
 import { CronSettingEntity, CronTaskEntity } from './cron.entities.js';
 import { CronCoordinator, RUNNING_MARK_MS, type CronControl, type RunningMark } from './cron-coordinator.js';
 import { KILLED, runCronCmd, SHUTDOWN, type RunOutcome } from './cron-runner.js';
+import { splitUserinfo } from './cron-secret.js';
 
 interface Entry {
   task: CronTaskEntity;
@@ -82,6 +84,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly history: CronHistory,
     private readonly registry: RpcRegistry,
     private readonly realtime: RealtimeService,
+    private readonly box: SecretBox,
   ) {}
 
   // ---------------------------------------------------------------------------------------------
@@ -90,6 +93,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap() {
     const ns = await this.setting(SETTING_NS, () => randomUUID());
     this.serviceOn = (await this.setting(SETTING_SERVICE, () => '1')) !== '0';
+    await this.sealUrlCredentials();
     await this.coordinator.start(this.cfg.redisUrl, ns, (m) => this.onControl(m));
     for (const r of await this.history.lastRuns()) {
       this.last.set(r.task_id, { start: r.started, end: r.ended, status: r.status as CronRunStatus, message: r.message, duration: r.duration_ms });
@@ -110,6 +114,32 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     clearTimeout(this.emitTimer);
     await this.history.flush();
     await this.coordinator.close();
+  }
+
+  /**
+   * Tasks saved before URL credentials were sealed keep them in clear in `cmd`: seal them now and
+   * store the cmd masked (cron-secret.ts). Idempotent; two instances doing it at once write equivalent rows.
+   */
+  private async sealUrlCredentials() {
+    for (const t of await this.tasks.find()) {
+      let cmd;
+      try { cmd = parseCronCmd(t.cmd); } catch { continue; }
+      if (cmd.kind !== 'http') continue;
+      const u = splitUserinfo(cmd.url);
+      if (!u || u.isMask) continue;
+      await this.tasks.update({ Id: t.Id }, { cmd: t.cmd.replace(cmd.url, u.masked), cmd_secret: this.box.seal(u.userinfo) });
+      this.log.log(`Cron task ${t.Id}: the credentials in its URL are now stored sealed`);
+    }
+  }
+
+  /** The opened credentials of a task's URL, or null. */
+  private credentialsOf(task: CronTaskEntity): string | null {
+    if (!task.cmd_secret) return null;
+    try {
+      return this.box.open(task.cmd_secret);
+    } catch {
+      throw new Error('The stored credentials of this task cannot be decrypted (was SECRET_KEY changed?): save them again');
+    }
   }
 
   /** A shared setting, created with `init()` when absent (two instances starting at once agree on the first). */
@@ -256,7 +286,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
       : undefined;
     let outcome: RunOutcome;
     try {
-      outcome = await runCronCmd(parseCronCmd(task.cmd), run.abort, { registry: this.registry, actor: () => this.actorFor(task) });
+      outcome = await runCronCmd(parseCronCmd(task.cmd), run.abort, { registry: this.registry, actor: () => this.actorFor(task), credentials: () => this.credentialsOf(task) });
     } catch (err) {
       outcome = { status: 'error', message: (err as Error).message, output: null };
     }

@@ -11,7 +11,10 @@ export class CronTaskEntity {
   @Column({ type: 'varchar', length: 64, default: '*' }) day: string;
   @Column({ type: 'varchar', length: 64, default: '*' }) month: string;
   @Column({ type: 'varchar', length: 64, default: '*' }) week: string;
+  /** The cmd as shown: a `curl=` URL's credentials masked (`user:***@`); the real ones are in cmd_secret. */
   @Column({ type: 'text' }) cmd: string;
+  /** The credentials (userinfo) of a `curl=` task's URL, sealed with SecretBox; null when it has none. */
+  @Column({ type: 'text', nullable: true }) cmd_secret: string | null;
   @Column({ type: 'integer', default: 0 }) suspended: number;
   /** The admin who last saved the task: its actions run with that admin's role. */
   @Column({ type: 'integer', nullable: true }) uid: number | null;

@@ -11,12 +11,14 @@ import {
 import { Role, roleAllows } from '../../contracts/roles.js';
 import { auditTarget } from '../../core/audit/audit-target.js';
 import { UserEntity } from '../../core/auth/user.entity.js';
+import { SecretBox } from '../../core/crypto/secret-box.js';
 import { AppError, fromZod, notFound } from '../../core/errors.js';
 import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
 import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
 import { CronEngine } from './cron-engine.js';
 import { CronHistory } from './cron-history.js';
 import { CronTaskEntity } from './cron.entities.js';
+import { keptUserinfo, originOf, splitUserinfo } from './cron-secret.js';
 
 export const toCronTask = (t: CronTaskEntity): CronTask => ({
   Id: t.Id, name: t.name, second: t.second, minute: t.minute, hour: t.hour, day: t.day, month: t.month, week: t.week,
@@ -36,6 +38,7 @@ export class CronService {
     private readonly engine: CronEngine,
     private readonly history: CronHistory,
     private readonly registry: RpcRegistry,
+    private readonly box: SecretBox,
   ) {}
 
   private async views(rows: CronTaskEntity[]): Promise<CronTaskView[]> {
@@ -94,6 +97,30 @@ export class CronService {
     return out;
   }
 
+  /**
+   * The cmd to store and its sealed URL credentials (cron-secret.ts): a `curl=` URL's user part is
+   * sealed and the cmd keeps it masked; the mask saved back keeps the stored credentials when the
+   * URL still points at the same scheme, host and port; a URL without a user part clears them.
+   */
+  private sealCredentials(text: string, old: CronTaskEntity | null): { cmd: string; cmd_secret: string | null } {
+    const cmd = parseCronCmd(text);
+    const u = cmd.kind === 'http' ? splitUserinfo(cmd.url) : null;
+    if (cmd.kind !== 'http' || !u) return { cmd: serializeCronCmd(cmd), cmd_secret: null };
+    const refuse = (message: string) => new AppError(422, `cmd: ${message}`, 'rules', { cmd: `cmd: ${message}` });
+    let userinfo = u.userinfo;
+    if (u.isMask) {
+      const was = old?.cmd_secret ? parseCronCmd(old.cmd) : null;
+      if (!old?.cmd_secret || was?.kind !== 'http') throw refuse('the URL shows masked credentials (***) but this task has none stored: type them');
+      if (originOf(was.url) !== originOf(cmd.url)) {
+        throw refuse(`the stored credentials are only sent to ${originOf(was.url)}: type them again for the new address`);
+      }
+      let stored: string;
+      try { stored = this.box.open(old.cmd_secret); } catch { throw refuse('the stored credentials cannot be decrypted (was SECRET_KEY changed?): type them again'); }
+      userinfo = keptUserinfo(u.userinfo, stored);
+    }
+    return { cmd: serializeCronCmd({ ...cmd, url: splitUserinfo(cmd.url)!.masked }), cmd_secret: this.box.seal(userinfo) };
+  }
+
   @Rpc('cfg.saveAppCron', {
     role: Role.admin, write: true, input: CronSaveArgs, aliases: ['saveAppCron'],
     summary: "Cron task fields {Id?, name, second, minute, hour, day, month, week, cmd, suspended}: without Id creates (name and cmd required; schedule defaults 0 * * * * *), with Id changes the fields given; answers {Id, message: 'Save is ok!'}. Refused (422, naming the field) for a bad schedule field, an empty name or cmd, an unknown action",
@@ -110,7 +137,7 @@ export class CronService {
     this.check(merged, ctx);
     const row: Partial<CronTaskEntity> = {
       ...merged,
-      cmd: serializeCronCmd(parseCronCmd(merged.cmd)),
+      ...(a.cmd !== undefined ? this.sealCredentials(merged.cmd, old) : { cmd: serializeCronCmd(parseCronCmd(merged.cmd)) }),
       suspended: a.suspended ?? old?.suspended ?? 0,
       uid: ctx.actor.uid,
     };

@@ -4,8 +4,8 @@ import Card from 'react-bootstrap/Card';
 import Form from 'react-bootstrap/Form';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import {
-  actionArgument, actionName, CRON_DEFAULTS, CRON_FIELD_HELP, CRON_FIELDS, CRON_LABELS, cronFieldError, httpRequestOf, nextRunOf, parseCronCmd,
-  validateCronTask, type CronField, type CronTaskView,
+  actionArgument, actionName, CRON_DEFAULTS, CRON_FIELD_HELP, CRON_FIELDS, CRON_LABELS, CRON_URL_MASK, cronFieldError, httpRequestOf, nextRunOf, parseCronCmd,
+  splitUrlUserinfo, validateCronTask, type CronField, type CronTaskView,
 } from '../../../contracts/cron.js';
 import { useRest } from '../../api/hooks.js';
 import { rest } from '../../api/rest.js';
@@ -37,6 +37,39 @@ function CmdPreview({ cmd }: { cmd: string }) {
   } catch (err) {
     return <span className="text-danger" data-testid="cmd-preview">{(err as Error).message}</span>;
   }
+}
+
+/** The cmd without the credentials of its curl= URL, or null when it has none. */
+function withoutCredentials(cmd: string): string | null {
+  try {
+    const c = parseCronCmd(cmd);
+    const u = c.kind === 'http' ? splitUrlUserinfo(c.url) : null;
+    return u ? cmd.replace(c.kind === 'http' ? c.url : '', u.bare) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Credentials in a curl= URL (docs/cron.md): the server stores them encrypted and answers them masked
+ * (user:***@); saving the mask back keeps them, typing new ones replaces them, removing them clears them.
+ */
+function UrlCredentials({ cmd, onRemove }: { cmd: string; onRemove: (cmd: string) => void }) {
+  const bare = withoutCredentials(cmd);
+  if (bare === null) return null;
+  let masked = false;
+  try {
+    const c = parseCronCmd(cmd);
+    masked = c.kind === 'http' && !!splitUrlUserinfo(c.url)?.isMask;
+  } catch { /* withoutCredentials parsed it */ }
+  return (
+    <div className="small mb-2" data-testid="url-credentials">
+      {masked
+        ? <>The URL's credentials are stored encrypted and shown as <code>{CRON_URL_MASK}</code>: leave <code>{CRON_URL_MASK}</code> to keep them, type new ones to replace them.</>
+        : <>The URL's credentials will be stored encrypted and shown as <code>{CRON_URL_MASK}</code>.</>}
+      {' '}<Button variant="link" size="sm" className="p-0 align-baseline" onClick={() => onRemove(bare)}>Remove credentials</Button>
+    </div>
+  );
 }
 
 /** The next runs of a valid schedule. */
@@ -114,6 +147,7 @@ export default function CronEditPage() {
               help={<>Action of the console: <code>path=…|method=…|arg=…</code>; HTTP request: <code>curl=URL|method=GET|arg=k=v&&k2=v2</code>. Arguments are split by <code>&&</code>.</>}
             />
             <div className="small mb-2"><CmdPreview cmd={v.cmd} /></div>
+            <UrlCredentials cmd={v.cmd} onRemove={(cmd) => set('cmd', cmd)} />
             <SwitchField name="suspended" label="Paused (suspended)" checked={v.suspended === 1} onChange={(on) => set('suspended', on ? 1 : 0)} />
             {editing && loaded.data && (
               <div className="small text-secondary">Added {fmtDateTime(loaded.data.added)}{loaded.data.saved_by && <> · runs as {loaded.data.saved_by}</>}</div>
