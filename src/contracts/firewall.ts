@@ -1,184 +1,121 @@
 /**
- * Firewall traffic side (000 §2 "Firewall and traffic", §3 Access log entry, §9): the access log entry,
- * the nginx log formats the parser reads, the request tags and their rules, and the traffic constants.
- * Shared by the server (parser, worker, storage) and the UI (tag buttons, help texts). No Node imports:
- * the UI bundles this file. IP rules, block lists and the sync are in firewall-rules.ts.
+ * Firewall traffic side (000 §2 "Firewall and traffic", §3, §5, §7, §9): shapes and inputs shared by
+ * the server and the UI. The access log entry, log formats, tags and traffic constants are in
+ * access-log.ts (kept free of zod for the parser's worker threads) and re-exported here. IP rules,
+ * block lists and the sync are in firewall-rules.ts.
  */
+export * from './access-log.js';
+import { z } from 'zod';
+import { ACCESS_LOG_TAGS, TOP_BUCKETS, TOP_IP_HEAD, type AccessLogTag } from './access-log.js';
+import { choice, int, text } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
-// Access log entry (000 §3)
+// Traffic screen and statistics (000 §2 /firewall, /firewall/processing_logs; §5; §7). Inputs are
+// zod schemas (shared helpers of fields.ts), answers plain shapes.
 
-/**
- * One parsed nginx access-log line. Values the log writes as `-` are '' (strings) or null (numbers).
- * `date`/`time` are UTC (from `stime`), so that lines of proxies in other time zones line up.
- */
-export interface AccessLogEntry {
-  /** Client address (`$remote_addr`), IPv4 dotted or IPv6 as logged. */
+
+/** Range options of the traffic filter in minutes (0 = all stored), default 60 (000 §5). */
+export const TRAFFIC_RANGES = [0, 3, 5, 10, 15, 30, 60, 120, 180, 360, 720] as const;
+export const TRAFFIC_RANGE_LABELS: Record<number, string> = {
+  0: 'all', 3: '3 min', 5: '5 min', 10: '10 min', 15: '15 min', 30: '30 min', 60: '1 hour', 120: '2 hours', 180: '3 hours', 360: '6 hours', 720: '12 hours',
+};
+export const TRAFFIC_DEFAULT_RANGE = 60;
+/** Code filters of 000 §5, verbatim, and what each matches. */
+export const TRAFFIC_CODE_FILTERS = ['all', '200>', '201', '300>', '301/302', '400', '400>', '404', '500>'] as const;
+export type TrafficCodeFilter = (typeof TRAFFIC_CODE_FILTERS)[number];
+/** `N>` means N and above (200> is every code from 200 up); the others are exact codes. */
+export function codeMatches(filter: TrafficCodeFilter, code: number): boolean {
+  switch (filter) {
+    case 'all': return true;
+    case '200>': return code >= 200;
+    case '300>': return code >= 300;
+    case '400>': return code >= 400;
+    case '500>': return code >= 500;
+    case '301/302': return code === 301 || code === 302;
+    default: return code === Number(filter);
+  }
+}
+/** Unique-book statistics keep IPs that read at least this many different books (000 §5). */
+export const UNIQUE_BOOKS_MIN = 5;
+/** Cluster config type whose value is the regular expression of a book URL (first group = the book). */
+export const BOOK_URL_CONFIG_TYPE = 'firewall_book_url';
+export const DEFAULT_BOOK_URL_PATTERN = '^/book/([^/?#]+)';
+/** Log retention of stored access log entries (h), unless FIREWALL_LOG_RETENTION_HOURS says otherwise. */
+export const DEFAULT_LOG_RETENTION_HOURS = 72;
+
+export const TrafficArgs = z.object({
+  host: text('Domain', 190, { min: 1 }).transform((v) => v.toLowerCase()),
+  range_minutes: choice(TRAFFIC_RANGES, 'Range').default(TRAFFIC_DEFAULT_RANGE),
+  code: z.enum(TRAFFIC_CODE_FILTERS, { error: `Code must be one of ${TRAFFIC_CODE_FILTERS.join(', ')}` }).default('all'),
+  /** How many top addresses (000 §9: head 200; buckets 5, 10, 50, 100). */
+  top: choice([...TOP_BUCKETS, TOP_IP_HEAD], 'Top').default(TOP_IP_HEAD),
+});
+/** One address of the traffic report. */
+export interface TrafficIp {
   ip: string;
-  /** `$http_x_forwarded_for` as logged (may list several addresses); '' in the combined format. */
-  forward: string;
-  /** YYYY-MM-DD, UTC. */
-  date: string;
-  /** HH:MM:SS, UTC. */
+  count: number;
+  /** ISO times of the first and last request in the range. */
+  first: string;
+  last: string;
+  /** Requests per status code. */
+  codes: Record<string, number>;
+  /** Requests per tag. */
+  tags: Partial<Record<AccessLogTag, number>>;
+  /** The address's IP rule status, or null when it has none. */
+  rule: number | null;
+}
+export interface TrafficReport {
+  host: string;
+  range_minutes: number;
+  code: TrafficCodeFilter;
+  /** Matching requests in the range, and distinct addresses. */
+  total: number;
+  ips_total: number;
+  list: TrafficIp[];
+}
+/** The log rows of one address on the traffic screen (000 §3 Traffic log row, plus tag and agent). */
+export const TrafficRowsArgs = TrafficArgs.omit({ top: true }).extend({
+  ip: text('IP', 64, { min: 1 }),
+  tag: z.enum(ACCESS_LOG_TAGS, { error: `Tag must be one of ${ACCESS_LOG_TAGS.join(', ')}` }).optional(),
+  limit: int(1, 1000, 'Limit').default(200),
+});
+export interface TrafficRow {
   time: string;
-  /** Epoch seconds of `$time_local` (its offset applied). */
-  stime: number;
-  /**
-   * `$upstream_response_time` as logged: one value per upstream tried, e.g. '0.001, 0.002' or
-   * '0.010 : 0.004' (internal redirect); '' when nginx wrote `-` or the format has none.
-   */
-  upstream_response_time: string;
-  /** `$request_time` in seconds; null in the combined format. */
-  request_time: number | null;
-  /** Request method ('' when the request line is not `METHOD URL [PROTOCOL]`, e.g. a TLS probe). */
-  method: string;
-  /** Request target; the whole request line when it is not `METHOD URL [PROTOCOL]`. */
-  url: string;
-  /** `$status`. */
-  code: number;
-  /** `$http_referer`. */
-  ref: string;
-  /** `$http_user_agent`. */
-  agent: string;
-  /** `$host`; the proxy's address when the line carries none (combined format). */
-  proxy_host: string;
-  /** The proxy the line came from. */
   proxy_addr: string;
+  url: string;
+  ref: string;
+  code: number;
   tag: AccessLogTag;
+  method: string;
+  agent: string;
 }
-
-// ---------------------------------------------------------------------------------------------
-// nginx log formats
-
-/** Name of the extended format in nginx (`log_format console ...`; `access_log ... console;`). */
-export const NGINX_LOG_FORMAT_NAME = 'console';
-
-/**
- * The extended format: combined, then forwarded-for, host, upstream response time and request time.
- * Paste into the `http {}` block of nginx and name it on the `access_log` line (docs/firewall.md).
- */
-export const NGINX_LOG_FORMAT_LINE =
-  `log_format ${NGINX_LOG_FORMAT_NAME} '$remote_addr - $remote_user [$time_local] "$request" ` +
-  `$status $body_bytes_sent "$http_referer" "$http_user_agent" ` +
-  `"$http_x_forwarded_for" "$host" $upstream_response_time $request_time';`;
-
-/** The formats recognised, per line: what follows the combined part tells them apart. */
-export const LOG_FORMATS = {
-  combined: "nginx's predefined `combined` (no forwarded-for, host or times)",
-  main: 'combined + "$http_x_forwarded_for" (the `main` format of the nginx example config)',
-  console: `combined + "$http_x_forwarded_for" "$host" $upstream_response_time $request_time (\`${NGINX_LOG_FORMAT_NAME}\`)`,
-} as const;
-export type LogFormat = keyof typeof LOG_FORMATS;
-
-/** Why a line was refused (shown with the sampled bad lines). */
-export const LOG_BAD_REASONS = {
-  address: 'client address is not an IPv4 or IPv6 address',
-  time: 'no [dd/Mon/yyyy:HH:MM:SS +zzzz] time',
-  request: 'no quoted request',
-  status: 'no status and bytes sent',
-  quote: 'a quoted field is not closed',
-  tail: 'unknown fields after the user agent',
-  long: 'line longer than the limit',
-} as const;
-export type LogBadReason = keyof typeof LOG_BAD_REASONS;
-
-/** A line that did not parse: where it starts in the file and its first characters. */
-export interface LogBadLine {
-  offset: number;
-  reason: LogBadReason;
-  text: string;
+export const IpStatsArgs = z
+  .object({
+    host: text('Domain', 190).optional(),
+    range_minutes: int(0, 525_600, 'Range').optional(),
+    /** Only IPs that read at least UNIQUE_BOOKS_MIN different books (000 §5). */
+    unique_books: z.boolean({ error: 'unique_books must be true or false' }).optional(),
+    min_count: int(0, 1_000_000_000, 'Minimum count').optional(),
+    like: text('Like', 64).optional(),
+  })
+  .default({});
+export interface IpStat {
+  ip: string;
+  count: number;
+  /** With unique_books: different books read. */
+  books?: number;
 }
-
-/** Bad lines kept per parsed batch for display (the rest are only counted). */
-export const LOG_BAD_SAMPLE_MAX = 10;
-/** Characters kept of a sampled bad line. */
-export const LOG_BAD_SAMPLE_CHARS = 300;
-/** A longer line is counted bad and skipped without being held in memory. */
-export const LOG_MAX_LINE_BYTES = 256 * 1024;
-
-// ---------------------------------------------------------------------------------------------
-// Tags (000 §2 tag buttons): what a request was, the first rule that matches wins
-
-export const ACCESS_LOG_TAGS = ['page', 'static', 'api', 'feed', 'bot'] as const;
-export type AccessLogTag = (typeof ACCESS_LOG_TAGS)[number];
-
-/**
- * User-agent tokens of crawlers, scripts and scanners, matched case-insensitively anywhere in the
- * agent. An empty agent (or `-`) is a bot too: browsers always send one.
- */
-export const BOT_AGENT_TOKENS = [
-  'bot', 'crawl', 'spider', 'slurp', 'archiver', 'scraper', 'fetcher', 'checker', 'monitor', 'preview',
-  'facebookexternalhit', 'yandex', 'baidu', 'sogou', 'bingpreview', 'ia_archiver', 'nutch', 'heritrix',
-  'curl/', 'wget', 'httpie', 'python', 'aiohttp', 'go-http-client', 'java/', 'okhttp', 'apache-httpclient',
-  'libwww', 'lwp-', 'perl', 'ruby', 'php/', 'guzzle', 'axios', 'node-fetch', 'undici', 'scrapy', 'httpx',
-  'headlesschrome', 'phantomjs', 'selenium', 'puppeteer', 'playwright',
-  'validator', 'sleuth', 'libfetch', 'http_request', 'embedly', 'portscout',
-  'zgrab', 'masscan', 'nmap', 'nikto', 'sqlmap', 'nuclei', 'censys', 'shodan', 'expanse',
-] as const;
-
-/** Path extensions of static files (the part after the last dot of the last path segment). */
-export const STATIC_EXTENSIONS = [
-  'css', 'js', 'mjs', 'map', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'svg', 'ico', 'bmp', 'tif', 'tiff',
-  'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'm4a', 'ogg', 'oga', 'wav', 'flac', 'webm', 'avi', 'mov',
-  'mkv', 'pdf', 'txt', 'csv', 'zip', 'gz', 'tgz', 'bz2', 'xz', '7z', 'rar', 'epub', 'fb2', 'mobi', 'djvu',
-  'doc', 'docx', 'xls', 'xlsx', 'ppt', 'pptx', 'apk', 'exe', 'dmg', 'iso', 'deb', 'rpm', 'jar', 'tar', 'log', 'swf',
-] as const;
-
-/** Feed paths: a segment `rss`, `feed`, `feeds`, `atom` or `rdf` (also `rss.xml`, `/feed/`), or these extensions. */
-export const FEED_SEGMENTS = ['rss', 'feed', 'feeds', 'atom', 'rdf'] as const;
-export const FEED_EXTENSIONS = ['rss', 'atom', 'rdf', 'xml'] as const;
-/** Path prefixes of API endpoints; also any path ending in `.json`. */
-export const API_PREFIXES = ['/api/', '/graphql', '/wp-json/', '/xmlrpc.php', '/v1/', '/v2/', '/v3/'] as const;
-
-/** The rules in the order they are tried (the UI shows them beside the tag buttons). */
-export const ACCESS_LOG_TAG_RULES: readonly { tag: AccessLogTag; rule: string }[] = [
-  {
-    tag: 'feed',
-    rule: `a feed, whoever asks: a path segment ${FEED_SEGMENTS.join(', ')} (e.g. /feed, /rss.xml, /blog/atom/), ` +
-      `a path ending in .${FEED_EXTENSIONS.join(', .')}, or a query value starting with rss or atom (?flav=rss20, ?format=atom)`,
-  },
-  { tag: 'bot', rule: `any other request whose user agent is empty or contains one of: ${BOT_AGENT_TOKENS.join(', ')}` },
-  { tag: 'static', rule: `a path ending in .${STATIC_EXTENSIONS.join(', .')}` },
-  { tag: 'api', rule: `a path starting with ${API_PREFIXES.join(', ')} or ending in .json` },
-  { tag: 'page', rule: 'everything else (documents a person reads)' },
-];
-
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const BOT_RE = new RegExp(BOT_AGENT_TOKENS.map(escapeRe).join('|'), 'i');
-const FEED_SEGMENT_RE = new RegExp(`/(?:${FEED_SEGMENTS.join('|')})(?:[./]|$)`);
-const FEED_QUERY_RE = /[?&][^=&#]*=(?:rss|atom)/i;
-const STATIC_EXT = new Set<string>(STATIC_EXTENSIONS);
-const FEED_EXT = new Set<string>(FEED_EXTENSIONS);
-
-/** True when the user agent is a crawler's, a script's or empty (rule `bot`). */
-export const isBotAgent = (agent: string): boolean => agent === '' || agent === '-' || BOT_RE.test(agent);
-
-/** The tag of a request (rules of ACCESS_LOG_TAG_RULES, first match wins). `botAgent` may be precomputed. */
-export function classifyRequest(url: string, agent: string, botAgent = isBotAgent(agent)): AccessLogTag {
-  let end = url.length;
-  const q = url.indexOf('?');
-  if (q >= 0) end = q;
-  const h = url.indexOf('#');
-  if (h >= 0 && h < end) end = h;
-  const path = (end === url.length ? url : url.slice(0, end)).toLowerCase();
-  const slash = path.lastIndexOf('/');
-  const dot = path.lastIndexOf('.');
-  const ext = dot > slash ? path.slice(dot + 1) : '';
-  if (FEED_EXT.has(ext) || FEED_SEGMENT_RE.test(path) || (q >= 0 && FEED_QUERY_RE.test(url.slice(q)))) return 'feed';
-  if (botAgent) return 'bot';
-  if (STATIC_EXT.has(ext)) return 'static';
-  if (ext === 'json' || API_PREFIXES.some((p) => path.startsWith(p) || path === p.replace(/\/$/, ''))) return 'api';
-  return 'page';
+export const AccessLogQueryArgs = z.object({ cmd: text('Query', 500, { min: 1 }), limit: int(1, 1000, 'Limit').default(200) });
+export interface WorkerStatus {
+  /** 1 on, 0 off. */
+  status: number;
+  /** ISO time of the last finished run, or null. */
+  last_worker_time: string | null;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Traffic constants (000 §9)
-
-/** The top IP list shows this many addresses. */
-export const TOP_IP_HEAD = 200;
-/** Top buckets on the traffic report. */
-export const TOP_BUCKETS = [5, 10, 50, 100] as const;
-/** Blocked IP rules are looked back this far (s). */
-export const BLOCKED_RULE_LOOKBACK_S = 86_400;
-/** The 'friz' gap (s). */
-export const FRIZ_GAP_S = 300;
+export interface WorkerProxyResult {
+  Id: number;
+  name?: string;
+  lines: number;
+  bad_lines: number;
+  error?: string;
+}
