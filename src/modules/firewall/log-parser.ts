@@ -27,7 +27,7 @@ import {
   type LogBadLine,
   type LogBadReason,
   type LogFormat,
-} from '../../contracts/firewall.js';
+} from '../../contracts/access-log.js';
 
 // ---------------------------------------------------------------------------------------------
 // State and options
