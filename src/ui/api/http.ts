@@ -63,9 +63,16 @@ export function sessionEnded() {
 const timeout = (): TimeoutEnvelope => ({ status: TIMEOUT_STATUS, message: TIMEOUT_MESSAGE });
 
 /**
+ * What a call that never reached the server says (fetch rejects with a bare TypeError, 'Failed to
+ * fetch' in Chromium, 'NetworkError when attempting…' in Firefox): the network is down, the server
+ * is stopped, or the connection broke before the answer arrived.
+ */
+export const UNREACHABLE_MESSAGE = 'The console cannot be reached: check the network or whether the server is running';
+
+/**
  * One HTTP call under /api. Never throws: resolves to the parsed JSON body (an envelope or, for the
  * RPC batch, an array of them) or a failure envelope: time-out -> 'Time wait end' (-1); network
- * failure -> 'http'; non-JSON body -> 'parse' with the parser's message; HTTP error -> the body's
+ * failure -> 'http' with UNREACHABLE_MESSAGE; non-JSON body -> 'parse' with the parser's message; HTTP error -> the body's
  * message. A 401 also ends the session (see sessionEnded).
  */
 export async function httpCall(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, opts: CallOptions = {}): Promise<{ httpStatus: number; body: unknown }> {
@@ -107,8 +114,9 @@ export async function httpCall(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: 
     return { httpStatus: res.status, body: parsed };
   } catch (e) {
     if (timedOut) return { httpStatus: 0, body: timeout() };
-    const aborted = (e as Error).name === 'AbortError';
-    return { httpStatus: 0, body: { status: 'http', message: aborted ? 'Request cancelled' : (e as Error).message || 'Network error' } satisfies ErrorEnvelope };
+    // Cancelled by the caller (a page left, a newer load): not a failure to show as a network problem.
+    if ((e as Error).name === 'AbortError' || opts.signal?.aborted) return { httpStatus: 0, body: { status: 'http', message: 'Request cancelled' } satisfies ErrorEnvelope };
+    return { httpStatus: 0, body: { status: 'http', message: UNREACHABLE_MESSAGE } satisfies ErrorEnvelope };
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);

@@ -16,9 +16,11 @@ export interface RpcMethods {
   'user.getList': { args: { page?: number; limit?: number }; result: Paged<UserView> };
   'user.save': { args: { uid: number; active?: 0 | 1 | boolean; role?: number; name?: string; password?: string }; result: UserView };
   'audit.getList': {
-    args: { page?: number; limit?: number; method?: string; login?: string; outcome?: 'ok' | 'error' };
+    /** from/to: 'YYYY-MM-DD' (a whole UTC day) or an ISO date-time with a zone; both inclusive. */
+    args: { page?: number; limit?: number; method?: string; login?: string; outcome?: 'ok' | 'error'; from?: string; to?: string };
     result: Paged<AuditRow>;
   };
+  'audit.get': { args: { Id: number }; result: AuditRow };
 }
 export type RpcName = keyof RpcMethods;
 /**

@@ -19,3 +19,8 @@ export function fmtSize(bytes: number): string {
   const kb = bytes / 1024;
   return kb > 1024 ? `${(kb / 1024).toFixed(1)} mb` : `${kb.toFixed(kb < 10 ? 1 : 0)} kb`;
 }
+
+/** A count with its noun in the right number: `plural(1, 'row')` -> '1 row', `plural(3, 'row')` -> '3 rows'. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}

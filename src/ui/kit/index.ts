@@ -15,4 +15,4 @@ export { useAction } from './useAction.js';
 export { UNSAVED_MESSAGE, useUnsavedPrompt, type UnsavedPrompt, type UnsavedPromptOptions } from './useUnsavedPrompt.js';
 export { MOBILE_QUERY, useIsMobile, useMediaQuery } from './media.js';
 export { APP_NAME, APP_SHORT } from './brand.js';
-export { fmtDateTime, fmtNumber, fmtSize } from './format.js';
+export { fmtDateTime, fmtNumber, fmtSize, plural } from './format.js';

@@ -1,8 +1,11 @@
-import { useCallback, type Key, type ReactNode } from 'react';
+import { useCallback, type Key, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import Pagination from 'react-bootstrap/Pagination';
 import Table from 'react-bootstrap/Table';
-import { useSearchParams } from 'react-router-dom';
+import Alert from 'react-bootstrap/Alert';
+import Button from 'react-bootstrap/Button';
+import { Link, useSearchParams } from 'react-router-dom';
 import { PAGE_PARAM } from '../../contracts/constants.js';
+import { plural } from './format.js';
 import { EmptyState, ErrorAlert, Loading } from './states.js';
 
 /**
@@ -56,9 +59,12 @@ export interface PagerProps {
   className?: string;
 }
 
-/** First / previous / a window of numbers / next / last, and "N rows". */
+/** Pages of `count` rows at `limit` a page (at least 1). */
+export const pageCount = (count: number, limit: number) => Math.max(1, Math.ceil(count / Math.max(1, limit)));
+
+/** First / previous / a window of numbers / next / last, and "Page N of M · K rows" (or "past the end"). */
 export function Pager({ page, count, limit, onPage, className }: PagerProps) {
-  const pages = Math.max(1, Math.ceil(count / Math.max(1, limit)));
+  const pages = pageCount(count, limit);
   const from = Math.max(1, Math.min(page - 2, pages - 4));
   const to = Math.min(pages, from + 4);
   const nums: number[] = [];
@@ -68,7 +74,7 @@ export function Pager({ page, count, limit, onPage, className }: PagerProps) {
       {pages > 1 && (
         <Pagination size="sm" className="mb-0">
           <Pagination.First disabled={page <= 1} onClick={() => onPage(1)} aria-label="First page" />
-          <Pagination.Prev disabled={page <= 1} onClick={() => onPage(page - 1)} aria-label="Previous page" />
+          <Pagination.Prev disabled={page <= 1} onClick={() => onPage(Math.min(page - 1, pages))} aria-label="Previous page" />
           {nums.map((n) => (
             <Pagination.Item key={n} active={n === page} onClick={() => onPage(n)} aria-label={`Page ${n}`}>
               {n}
@@ -79,7 +85,7 @@ export function Pager({ page, count, limit, onPage, className }: PagerProps) {
         </Pagination>
       )}
       <span className="text-secondary small app-pager-info">
-        Page {Math.min(page, pages)} of {pages} · {count} rows
+        {page > pages ? `Page ${page} is past the end (${plural(pages, 'page')})` : `Page ${page} of ${pages}`} · {plural(count, 'row')}
       </span>
     </div>
   );
@@ -109,21 +115,32 @@ export interface PaginatedTableProps<T> {
   onRetry?: () => void;
   empty?: ReactNode;
   rowClassName?: (row: T) => string | undefined;
+  /** Makes rows open something (a detail view): click, Enter or Space on the row; clicks on links and buttons inside keep their own meaning. */
+  onRowClick?: (row: T) => void;
+  /** Fixed layout: the table takes the card's width, columns keep their `width`, long cells are clipped (set `minWidth` for narrow screens, which then scroll). */
+  fixed?: boolean;
+  minWidth?: number;
   className?: string;
 }
+
+const INTERACTIVE = 'a, button, input, select, textarea, label';
 
 /** A dense table with the pager above and below; rows come from the caller's page-sized call. */
 export function PaginatedTable<T>(props: PaginatedTableProps<T>) {
   const [urlPage, setUrlPage] = usePageParam();
   const page = props.page ?? urlPage;
   const onPage = props.onPage ?? setUrlPage;
-  const { columns, rows, rowKey, count, limit, loading, error, onRetry, empty, rowClassName, className } = props;
+  const { columns, rows, rowKey, count, limit, loading, error, onRetry, empty, rowClassName, onRowClick, fixed, minWidth, className } = props;
   return (
     <div className={`app-ptable ${className ?? ''}`}>
       <ErrorAlert error={error} onRetry={onRetry} />
       <Pager page={page} count={count} limit={limit} onPage={onPage} className="mb-2" />
       <div className="table-responsive position-relative">
-        <Table size="sm" hover striped className={`align-middle mb-2 app-table ${loading && rows ? 'app-table-busy' : ''}`}>
+        <Table
+          size="sm" hover striped
+          className={`align-middle mb-2 app-table ${fixed ? 'app-table-fixed' : ''} ${loading && rows ? 'app-table-busy' : ''}`}
+          style={fixed && minWidth ? { minWidth } : undefined}
+        >
           <thead className="table-light">
             <tr>
               {columns.map((c) => (
@@ -135,7 +152,24 @@ export function PaginatedTable<T>(props: PaginatedTableProps<T>) {
           </thead>
           <tbody>
             {rows?.map((r, i) => (
-              <tr key={rowKey(r, i)} className={rowClassName?.(r)}>
+              <tr
+                key={rowKey(r, i)}
+                className={`${rowClassName?.(r) ?? ''} ${onRowClick ? 'app-row-click' : ''}`.trim() || undefined}
+                {...(onRowClick
+                  ? {
+                      tabIndex: 0,
+                      onClick: (e: MouseEvent) => {
+                        if (!(e.target as Element).closest(INTERACTIVE)) onRowClick(r);
+                      },
+                      onKeyDown: (e: KeyboardEvent) => {
+                        if ((e.key === 'Enter' || e.key === ' ') && e.target === e.currentTarget) {
+                          e.preventDefault();
+                          onRowClick(r);
+                        }
+                      },
+                    }
+                  : {})}
+              >
                 {columns.map((c) => (
                   <td key={c.key} className={c.className}>
                     {c.render ? c.render(r, i) : String((r as Record<string, unknown>)[c.key] ?? '')}
@@ -146,9 +180,36 @@ export function PaginatedTable<T>(props: PaginatedTableProps<T>) {
           </tbody>
         </Table>
         {!rows && loading && <Loading />}
-        {rows && rows.length === 0 && !loading && (empty ?? <EmptyState />)}
+        {rows && rows.length === 0 && !loading && (page > pageCount(count, limit) ? (
+          <PastEnd page={page} pages={pageCount(count, limit)} onPage={props.onPage} />
+        ) : (empty ?? <EmptyState />))}
       </div>
       {rows && rows.length > 10 && <Pager page={page} count={count} limit={limit} onPage={onPage} />}
     </div>
+  );
+}
+
+/**
+ * An empty page past the last one (`?p_=99` of 2 pages, or a list that shrank): says so and links to
+ * the last page, keeping the other query parameters (filters). With a caller's own `onPage` it is a
+ * button instead of a link.
+ */
+function PastEnd({ page, pages, onPage }: { page: number; pages: number; onPage?: (page: number) => void }) {
+  const [params] = useSearchParams();
+  const last = new URLSearchParams(params);
+  if (pages <= 1) last.delete(PAGE_PARAM);
+  else last.set(PAGE_PARAM, String(pages));
+  const label = pages <= 1 ? 'Go to the first page' : `Go to the last page (${pages})`;
+  return (
+    <Alert variant="warning" className="my-2 py-2" data-testid="past-end">
+      Page {page} is past the end: there {pages === 1 ? 'is' : 'are'} only {plural(pages, 'page')}.{' '}
+      {onPage ? (
+        <Button variant="link" size="sm" className="p-0 align-baseline" onClick={() => onPage(pages)}>
+          {label}
+        </Button>
+      ) : (
+        <Link to={{ search: last.toString() ? `?${last}` : '' }}>{label}</Link>
+      )}
+    </Alert>
   );
 }

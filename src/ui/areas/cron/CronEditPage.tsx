@@ -16,6 +16,8 @@ import { fmtDateTime } from '../../kit/format.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { ErrorAlert, Loading } from '../../kit/states.js';
 import { useAction } from '../../kit/useAction.js';
+import { useUnsavedPrompt } from '../../kit/useUnsavedPrompt.js';
+import { cmdPlaceholder, CronActionPicker, useCronActions } from './CronActionPicker.js';
 import './api.js';
 import './cron.css';
 
@@ -97,12 +99,19 @@ export default function CronEditPage() {
   const navigate = useNavigate();
   const loaded = useRest<CronTaskView>('/cfg/app_cron', { Id }, { enabled: editing });
   const [v, setV] = useState<Values>(EMPTY);
+  // What was loaded (or the empty form): anything else is an unsaved edit, asked about before leaving.
+  const [base, setBase] = useState<Values>(EMPTY);
+  const unsaved = useUnsavedPrompt(JSON.stringify(v) !== JSON.stringify(base));
+  const actions = useCronActions();
   const errs = useFieldErrors();
   const { run, busy } = useAction();
 
   useEffect(() => {
     const t = loaded.data;
-    if (t) setV({ name: t.name, cmd: t.cmd, suspended: t.suspended, second: t.second, minute: t.minute, hour: t.hour, day: t.day, month: t.month, week: t.week });
+    if (!t) return;
+    const loadedValues: Values = { name: t.name, cmd: t.cmd, suspended: t.suspended, second: t.second, minute: t.minute, hour: t.hour, day: t.day, month: t.month, week: t.week };
+    setV(loadedValues);
+    setBase(loadedValues);
   }, [loaded.data]);
 
   const set = <K extends keyof Values>(k: K, value: Values[K]) => {
@@ -115,12 +124,18 @@ export default function CronEditPage() {
     const bad = validateCronTask(v);
     if (bad) return errs.set(bad);
     const r = await run(() => rest.post<{ Id: number; message: string }>('/cfg/save_app_cron', { ...v, ...(editing ? { Id } : {}) }), CRON_LABELS.saveOk, (err) => errs.take(err));
-    if (r) navigate(LIST);
+    if (r) {
+      unsaved.allowNext();
+      navigate(LIST);
+    }
   };
 
   const remove = async () => {
     const r = await run(() => rpc('cfg.appCronDelete', { Id: Id! }), CRON_LABELS.deleteOk);
-    if (r) navigate(LIST);
+    if (r) {
+      unsaved.allowNext();
+      navigate(LIST);
+    }
   };
 
   if (editing && loaded.error) return <><PageTitle title="Cron task" /><ErrorAlert error={loaded.error} onRetry={() => void loaded.reload()} /><Link to={LIST}>Back to the list</Link></>;
@@ -141,9 +156,10 @@ export default function CronEditPage() {
               ))}
             </div>
             <NextRuns v={v} />
+            <CronActionPicker actions={actions.data} error={actions.error} cmd={v.cmd} onPick={(cmd) => set('cmd', cmd)} />
             <TextField
-              name="cmd" label="Command" required rows={3} value={v.cmd} onChange={(x) => set('cmd', x)} error={errs.of('cmd')} className="mt-3 mb-1"
-              placeholder="path=srv/action|method=syncIptableRules   or   curl=https://example.com/hook|method=POST|arg=a=1&&b=2"
+              name="cmd" label="Command" required rows={3} value={v.cmd} onChange={(x) => set('cmd', x)} error={errs.of('cmd')} className="mt-2 mb-1"
+              placeholder={cmdPlaceholder(actions.data)}
               help={<>Action of the console: <code>path=…|method=…|arg=…</code>; HTTP request: <code>curl=URL|method=GET|arg=k=v&&k2=v2</code>. Arguments are split by <code>&&</code>.</>}
             />
             <div className="small mb-2"><CmdPreview cmd={v.cmd} /></div>

@@ -6,7 +6,7 @@ import Spinner from 'react-bootstrap/Spinner';
 import { Link } from 'react-router-dom';
 import { CRON_LABELS, scheduleText, type CronTaskView } from '../../../contracts/cron.js';
 import { rpc } from '../../api/rpc.js';
-import { fmtDateTime } from '../../kit/format.js';
+import { fmtDateTime, plural } from '../../kit/format.js';
 import { notify } from '../../kit/notify.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
@@ -87,7 +87,7 @@ export default function CronListPage() {
   const reload = async () => {
     const r = await run(() => cronAsk('cron.reload'));
     if (r) {
-      notify.success(`Reloaded: ${r.tasks.length} tasks`);
+      notify.success(`Reloaded: ${plural(r.tasks.length, 'task')}`);
       await list.reload();
     }
   };

@@ -1,6 +1,6 @@
 /** Typed RPC methods and socket messages of the cron area (declaration merging into the UI's RpcMethods). */
 import type { Paged } from '../../../contracts/auth.js';
-import type { CronRunView, CronServiceStatus, CronStatus, CronTaskView } from '../../../contracts/cron.js';
+import type { CronAction, CronRunView, CronServiceStatus, CronStatus, CronTaskView } from '../../../contracts/cron.js';
 import type { Envelope } from '../../../contracts/envelope.js';
 import { ApiError } from '../../api/http.js';
 import { request } from '../../api/socket.js';
@@ -25,6 +25,7 @@ declare module '../../api/rpc.js' {
     'cfg.appCronDelete': { args: { Id: number }; result: { Id: number; message: string } };
     'cron.getRuns': { args: { Id: number; page?: number; limit?: number }; result: Paged<CronRunView> };
     'cron.getStatus': { args: void; result: CronStatus };
+    'cron.getActions': { args: void; result: CronAction[] };
   }
 }
 
