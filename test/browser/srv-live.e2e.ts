@@ -48,8 +48,10 @@ const rowNames = (page: Page) => page.locator('tr[data-server]').evaluateAll((el
 
 /** The next browser dialog (confirm, beforeunload) of the page, answered with accept or dismiss. */
 function nextDialog(page: Page, answer: 'accept' | 'dismiss'): Promise<{ type: string; message: string }> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the page asked nothing (no confirm or beforeunload dialog within 15 s)')), 15_000);
     page.once('dialog', (d: Dialog) => {
+      clearTimeout(timer);
       const seen = { type: d.type(), message: d.message() };
       void (answer === 'accept' ? d.accept() : d.dismiss()).then(() => resolve(seen));
     });
@@ -339,6 +341,27 @@ test('unsaved edits on cluster configs ask before leaving: dismiss stays, accept
   await page.locator('a.app-menu-link[href="/srv/srv_map"]').click();
   await page.waitForURL((u) => u.pathname === '/srv/srv_map');
   expect(none2).toEqual([]);
+}, T);
+
+test("cluster configs follow another operator's saves live, and pending edits are kept", async () => {
+  const page = await signedIn('/srv/configs_global');
+  await page.locator('.app-cfg-table').waitFor();
+  await page.locator('.app-live[data-status="connected"]').waitFor();
+  // Nothing pending here: another operator's insert shows without a reload.
+  const added = (await ok('cfg.insertConfigsBatch', [{ type: 'domain', value: 'live.example' }])).list[0];
+  const value = page.getByLabel(`value ${added.Id}`);
+  await value.waitFor();
+  expect(await value.inputValue()).toBe('live.example');
+  // With an edit pending, a save elsewhere does not wipe it: the page says so and offers a reload.
+  await value.fill('mine.example');
+  await ok('cfg.updateConfigsBatch', [{ ...added, value: 'theirs.example' }]);
+  await page.getByTestId('cfg-stale').waitFor();
+  expect(await value.inputValue()).toBe('mine.example');
+  await page.getByRole('button', { name: 'Reload (drops your edits)' }).click();
+  await page.waitForFunction((id) => (document.querySelector(`textarea[aria-label="value ${id}"]`) as HTMLTextAreaElement | null)?.value === 'theirs.example', added.Id);
+  expect(await page.getByTestId('cfg-stale').count()).toBe(0);
+  await ok('cfg.removeConfigs', [added.Id]);
+  await value.waitFor({ state: 'detached' });
 }, T);
 
 test('unsaved edits in the server dialog ask before Back or Cencel: dismiss stays, accept leaves', async () => {
