@@ -35,6 +35,9 @@ export const WEB_CLUSTER_TYPE = 2;
 export const DATA_TYPE = 4;
 /** Web servers (type 8, WEB) carry the balancer switch `balance_web` and feed the nginx upstream. */
 export const WEB_TYPE = 8;
+/** Where a proxy's nginx access log is unless its `nginx_log` says otherwise; a path the worker may quote safely. */
+export const DEFAULT_NGINX_LOG = '/var/log/nginx/access.log';
+export const NGINX_LOG_PATH = /^\/[A-Za-z0-9._/-]+$/;
 /** Group name for servers whose parent is unknown (000 §2). */
 export const FREE_GROUP = 'FREE';
 
@@ -61,6 +64,8 @@ export interface ServerView {
   balance_memcache: number;
   balance_web: number;
   read_nginx_log_firewall: number;
+  /** Proxies: the nginx access log the firewall worker reads (default /var/log/nginx/access.log). */
+  nginx_log: string;
   /** Whether a password / private key / cluster key is stored (the values never leave the server). */
   has_sshpass: boolean;
   has_private_key: boolean;
@@ -140,6 +145,7 @@ export const ServerSaveArgs = z
     balance_memcache: choice([0, 1, 2], 'MemCache balance').optional(),
     balance_web: flag('Web balancer').optional(),
     read_nginx_log_firewall: flag('Firewall log').optional(),
+    nginx_log: text('Nginx log', 255, { min: 1 }).regex(NGINX_LOG_PATH, 'Nginx log must be an absolute path of letters, digits and . _ - /').optional(),
   })
   .superRefine((v, ctx) => {
     if (v.Id !== undefined) return;

@@ -25,4 +25,6 @@ export class ServerEntity {
   @Column({ type: 'integer', default: 0 }) balance_memcache: number;
   @Column({ type: 'integer', default: 0 }) balance_web: number;
   @Column({ type: 'integer', default: 0 }) read_nginx_log_firewall: number;
+  /** Proxies: the nginx access log the firewall worker reads. */
+  @Column({ type: 'varchar', length: 255, default: '/var/log/nginx/access.log' }) nginx_log: string;
 }

@@ -5,7 +5,7 @@ import { Brackets, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import {
   AcceptHostKeyArgs, FREE_GROUP, PARENT_TYPE, ServerCloneArgs, ServerIdArgs, ServerListArgs, ServerRemoveArgs, ServerSaveArgs,
-  WEB_TYPE, renderUpstream, serverTypeName,
+  DEFAULT_NGINX_LOG, WEB_TYPE, renderUpstream, serverTypeName,
   type ServerGroup, type ServersMap, type ServerTypeGroup, type ServerView, type SshTestResult, type UpstreamPreview,
 } from '../../contracts/srv.js';
 import { MSG } from '../../contracts/messages.js';
@@ -28,7 +28,7 @@ const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true
 /** The address the console connects to: the public ip, else the local one. */
 export const sshHostOf = (s: Pick<ServerEntity, 'ip' | 'ip_local'>) => s.ip || s.ip_local;
 
-const FIELDS = ['type', 'cod', 'name', 'status', 'ip', 'ip_local', 'sshlogin', 'sshport', 'number_in_nginx', 'balance_db', 'balance_cache', 'balance_memcache', 'balance_web', 'read_nginx_log_firewall'] as const;
+const FIELDS = ['type', 'cod', 'name', 'status', 'ip', 'ip_local', 'sshlogin', 'sshport', 'number_in_nginx', 'balance_db', 'balance_cache', 'balance_memcache', 'balance_web', 'read_nginx_log_firewall', 'nginx_log'] as const;
 
 /** Servers (000 §2 "/srv/srv_map", §3 Server): inventory, map, SSH test, clone, nginx upstream. Admin only. */
 @Injectable()
@@ -49,7 +49,7 @@ export class SrvService {
       Id: s.Id, type: s.type, cod: s.cod, name: s.name, status: s.status, ip: s.ip, ip_local: s.ip_local,
       sshlogin: s.sshlogin, sshport: s.sshport, number_in_nginx: s.number_in_nginx,
       balance_db: s.balance_db, balance_cache: s.balance_cache, balance_memcache: s.balance_memcache,
-      balance_web: s.balance_web, read_nginx_log_firewall: s.read_nginx_log_firewall,
+      balance_web: s.balance_web, read_nginx_log_firewall: s.read_nginx_log_firewall, nginx_log: s.nginx_log,
       has_sshpass: !!s.sshpass, has_private_key: !!s.sshkey, has_cluster_key: !!s.cluster_key,
       host_key: key?.fingerprint ?? null, host_key_pending: key?.pending_fingerprint ?? null,
     };
@@ -122,10 +122,10 @@ export class SrvService {
     if (patch.cod !== undefined && current && patch.cod === current.Id) throw invalid('cod', 'A server cannot be its own parent');
 
     if (!current) {
-      const row = this.servers.create({ cod: 0, status: 1, ip: '', ip_local: '', sshlogin: '', sshport: 20001, number_in_nginx: 0, balance_db: 0, balance_cache: 0, balance_memcache: 0, balance_web: 0, read_nginx_log_firewall: 0, sshpass: null, sshkey: null, sshkey_pass: null, cluster_key: null, ...patch });
+      const row = this.servers.create({ cod: 0, status: 1, ip: '', ip_local: '', sshlogin: '', sshport: 20001, number_in_nginx: 0, balance_db: 0, balance_cache: 0, balance_memcache: 0, balance_web: 0, read_nginx_log_firewall: 0, nginx_log: DEFAULT_NGINX_LOG, sshpass: null, sshkey: null, sshkey_pass: null, cluster_key: null, ...patch });
       const saved = await this.servers.save(row);
-      auditTarget('server', saved.name, saved.Id);
       this.changed('create', saved);
+      auditTarget('server', saved.name, saved.Id);
       return { Id: saved.Id };
     }
     const keys = Object.keys(patch);
