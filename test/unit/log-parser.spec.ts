@@ -77,6 +77,7 @@ describe('the fixture (real combined log) against GoAccess 1.7', () => {
     expect(c.size).toBe(1753);
     expect(c.count('66.249.73.135')).toBe(482);
     expect(c.entries(3)).toEqual([{ ip: '66.249.73.135', count: 482 }, { ip: '46.105.14.53', count: 364 }, { ip: '130.237.218.86', count: 357 }]);
+    for (const k of [1, 10, 200, 1752, 1753, 5000]) expect(c.entries(k)).toEqual(c.entries().slice(0, k));
     expect(new Set(r.rows.map((e) => e.ip)).size).toBe(1753);
   });
 
@@ -327,6 +328,24 @@ describe('streaming: chunks of any size, offsets at line boundaries', () => {
     const r = parsePieces(FIXTURE, cuts);
     expect(r.rows).toHaveLength(10_000);
     expect(JSON.stringify(r)).toBe(JSON.stringify(parseWhole(FIXTURE)));
+  });
+
+  test('reuse: one set of columns for every push gives the same rows when each batch is used before the next push', () => {
+    const p = new LogStreamParser(0, { reuse: true });
+    const rows: AccessLogEntry[] = [];
+    const c = new IpCounter();
+    let first: LogBatch | null = null;
+    for (let at = 0; at < FIXTURE.length; at += 4096) {
+      const b = p.push(Buffer.from(FIXTURE.subarray(at, at + 4096)));
+      first ??= b;
+      rows.push(...b.toEntries(SRC));
+      c.add(b);
+    }
+    expect(rows).toHaveLength(10_000);
+    expect(JSON.stringify(rows)).toBe(JSON.stringify(parseWhole(FIXTURE).rows));
+    expect(c.count('66.249.73.135')).toBe(482);
+    // documented: an earlier batch's columns have been overwritten by later pushes
+    expect(first!.stime[0]).not.toBe(rows[0].stime);
   });
 
   test('state.offset is always just after a newline; resuming from it loses and repeats nothing', () => {

@@ -623,13 +623,17 @@ function stateAfter(tail: Uint8Array, at: number, maxLine: number): LogParseStat
  * the batch is a view of `chunk`, so do not reuse the chunk's memory while the batch is in use.
  */
 export function parseChunk(chunk: Uint8Array, state: LogParseState | null = null, opts: LogParseOptions = {}): { batch: LogBatch; state: LogParseState } {
+  return parseInto(chunk, state, opts, new Columns(Math.max(16, Math.ceil(chunk.byteLength / 160))));
+}
+
+function parseInto(chunk: Uint8Array, state: LogParseState | null, opts: LogParseOptions, cols: Columns): { batch: LogBatch; state: LogParseState } {
   const st = state ?? initialParseState();
   const maxLine = opts.maxLineBytes ?? LOG_MAX_LINE_BYTES;
   const bad: BadAcc = { count: 0, samples: [], max: opts.badSampleMax ?? LOG_BAD_SAMPLE_MAX };
   const formats = emptyFormats();
   const cb = asBuffer(chunk);
   const carry = st.carry && st.carry.byteLength ? st.carry : null;
-  const cols = new Columns(Math.max(16, Math.ceil(chunk.byteLength / 160)));
+  cols.n = 0;
   const parts = noParts(st.offset);
   let pos = st.offset; // stream offset of chunk[from]
   let from = 0;
@@ -700,14 +704,20 @@ export function finishChunk(state: LogParseState, opts: LogParseOptions = {}): {
   return { batch: makeBatch(parts, cols, state.offset, end, bad, formats), state: initialParseState(end) };
 }
 
-/** The same, as an object holding its state: `push` chunks, `finish` at the end of a finished file. */
+/**
+ * The same, as an object holding its state: `push` chunks, `finish` at the end of a finished file.
+ * With `reuse`, one set of columns serves every push (no garbage per chunk): a batch is then valid
+ * only until the next push, like a batch over a reused read buffer.
+ */
 export class LogStreamParser {
   state: LogParseState;
-  constructor(offset = 0, private readonly opts: LogParseOptions = {}) {
+  private readonly cols: Columns | null;
+  constructor(offset = 0, private readonly opts: LogParseOptions & { reuse?: boolean } = {}) {
     this.state = initialParseState(offset);
+    this.cols = opts.reuse ? new Columns(4096) : null;
   }
   push(chunk: Uint8Array): LogBatch {
-    const r = parseChunk(chunk, this.state, this.opts);
+    const r = this.cols ? parseInto(chunk, this.state, this.opts, this.cols) : parseChunk(chunk, this.state, this.opts);
     this.state = r.state;
     return r.batch;
   }
@@ -937,12 +947,24 @@ export class IpCounter {
   add(batch: LogBatch, from = 0, to = batch.length): void {
     const ip4 = batch.data.ip4;
     const fmt = batch.data.fmt;
+    // runs of one address (a page and its assets) cost one table update
+    let last = 0;
+    let run = 0;
     for (let i = from; i < to; i++) {
       if (fmt[i] & F_V6) {
         const ip = batch.ip(i);
         this.v6.set(ip, (this.v6.get(ip) ?? 0) + 1);
-      } else this.addIp4(ip4[i], 1);
+        continue;
+      }
+      const ip = ip4[i];
+      if (ip === last && run > 0) run++;
+      else {
+        if (run > 0) this.addIp4(last, run);
+        last = ip;
+        run = 1;
+      }
     }
+    if (run > 0) this.addIp4(last, run);
   }
 
   addIp4(ip: number, n: number): void {
@@ -1009,8 +1031,17 @@ export class IpCounter {
 
   /** Every address with its hits, most hits first (then by address text). */
   entries(limit = Infinity): { ip: string; count: number }[] {
+    // with a small limit, only addresses at or above the limit-th count become objects
+    let min = 0;
+    if (limit < this.used) {
+      const cs = new Uint32Array(this.used);
+      let k = 0;
+      for (let j = 0; j < this.keys.length; j++) if (this.keys[j] !== 0) cs[k++] = this.counts[j];
+      cs.sort();
+      min = cs[cs.length - Math.max(1, limit)];
+    }
     const out: { ip: string; count: number }[] = [];
-    for (let j = 0; j < this.keys.length; j++) if (this.keys[j] !== 0) out.push({ ip: ip4String(this.keys[j]), count: this.counts[j] });
+    for (let j = 0; j < this.keys.length; j++) if (this.keys[j] !== 0 && this.counts[j] >= min) out.push({ ip: ip4String(this.keys[j]), count: this.counts[j] });
     if (this.zero) out.push({ ip: '0.0.0.0', count: this.zero });
     for (const [ip, count] of this.v6) out.push({ ip, count });
     out.sort((a, b) => b.count - a.count || (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0));
