@@ -148,6 +148,7 @@ const BOT_RE = new RegExp(BOT_AGENT_TOKENS.map(escapeRe).join('|'), 'i');
 const FEED_SEGMENT_RE = new RegExp(`/(?:${FEED_SEGMENTS.join('|')})(?:[./]|$)`);
 const FEED_QUERY_RE = /[?&][^=&#]*=(?:rss|atom)/i;
 const STATIC_EXT = new Set<string>(STATIC_EXTENSIONS);
+const API_EXACT = new Set<string>(API_PREFIXES.map((p) => p.replace(/\/$/, '')));
 const FEED_EXT = new Set<string>(FEED_EXTENSIONS);
 
 /** True when the user agent is a crawler's, a script's or empty (rule `bot`). */
@@ -167,7 +168,8 @@ export function classifyRequest(url: string, agent: string, botAgent = isBotAgen
   if (FEED_EXT.has(ext) || FEED_SEGMENT_RE.test(path) || (q >= 0 && FEED_QUERY_RE.test(url.slice(q)))) return 'feed';
   if (botAgent) return 'bot';
   if (STATIC_EXT.has(ext)) return 'static';
-  if (ext === 'json' || API_PREFIXES.some((p) => path.startsWith(p) || path === p.replace(/\/$/, ''))) return 'api';
+  if (ext === 'json' || API_EXACT.has(path)) return 'api';
+  for (const p of API_PREFIXES) if (path.startsWith(p)) return 'api';
   return 'page';
 }
 

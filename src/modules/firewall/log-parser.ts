@@ -732,20 +732,30 @@ export class LogStreamParser {
 // Batch: columns, with strings made on demand
 
 const pad2 = (n: number) => (n < 10 ? '0' + n : String(n));
+// log lines come in time order: the last day and second are nearly always the next line's too
 let lastDay = -1;
 let lastDate = '';
+let lastSec = -1;
+let lastTime = '';
 
-/** UTC date and time strings of an epoch second. */
-export function utcDateTime(stime: number): { date: string; time: string } {
+/** UTC date (YYYY-MM-DD) of an epoch second. */
+export function utcDate(stime: number): string {
   const day = Math.floor(stime / 86400);
   if (day !== lastDay) {
     lastDay = day;
     lastDate = new Date(day * 86400_000).toISOString().slice(0, 10);
   }
-  const sec = stime - day * 86400;
-  const h = Math.floor(sec / 3600);
-  const m = Math.floor((sec % 3600) / 60);
-  return { date: lastDate, time: `${pad2(h)}:${pad2(m)}:${pad2(sec % 60)}` };
+  return lastDate;
+}
+
+/** UTC time (HH:MM:SS) of an epoch second. */
+export function utcTime(stime: number): string {
+  if (stime !== lastSec) {
+    lastSec = stime;
+    const sec = ((stime % 86400) + 86400) % 86400;
+    lastTime = `${pad2(Math.floor(sec / 3600))}:${pad2(Math.floor((sec % 3600) / 60))}:${pad2(sec % 60)}`;
+  }
+  return lastTime;
 }
 
 const ESCAPED = /(?:\\x[0-9A-Fa-f]{2})+|\\(["\\])/g;
@@ -765,11 +775,22 @@ export function unescapeLogField(s: string): string {
 
 const ip4String = (v: number) => `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
 
+/** Bot verdicts of recent user agents (a few hundred distinct agents make most of a log). */
+const botCache = new Map<string, boolean>();
+function isBotCached(agent: string): boolean {
+  let v = botCache.get(agent);
+  if (v === undefined) {
+    v = isBotAgent(agent);
+    if (botCache.size >= 20_000) botCache.clear();
+    botCache.set(agent, v);
+  }
+  return v;
+}
+
 export class LogBatch {
   readonly data: LogBatchData;
   private readonly b: Buffer;
   private readonly h: Buffer | null;
-  private bots: Map<string, boolean> | null = null;
 
   constructor(data: LogBatchData) {
     this.data = data;
@@ -883,42 +904,48 @@ export class LogBatch {
     return v === v ? v : null;
   }
   tag(i: number): ReturnType<typeof classifyRequest> {
-    return classifyRequest(this.url(i), '', this.isBot(this.agent(i)));
-  }
-  private isBot(agent: string): boolean {
-    this.bots ??= new Map();
-    let v = this.bots.get(agent);
-    if (v === undefined) {
-      v = isBotAgent(agent);
-      if (this.bots.size < 10_000) this.bots.set(agent, v);
-    }
-    return v;
+    return classifyRequest(this.url(i), '', isBotCached(this.agent(i)));
   }
 
   /** Line i as an access log entry (000 §3). */
   row(i: number, source: LogSource): AccessLogEntry {
-    const st = this.data.stime[i];
-    const { date, time } = utcDateTime(st);
-    const url = this.field(i, URS);
-    const agent = this.field(i, UAS);
-    const host = this.field(i, HSS);
-    const rt = this.data.rt[i];
+    const d = this.data;
+    const off = d.off;
+    const o = i * S;
+    const ls = off[o + LS];
+    const le = off[o + LE];
+    // one decode per line; fields are substrings of it when the line is ASCII (byte offsets = indexes)
+    const line = this.bytes(i).toString('utf8', ls, le);
+    const ascii = line.length === le - ls;
+    const sub = (slot: number, raw = false): string => {
+      const s = off[o + slot];
+      const e = off[o + slot + 1];
+      if (s === e) return '';
+      if (!ascii) return raw ? this.str(i, slot) : this.field(i, slot);
+      const v = line.substring(s - ls, e - ls);
+      return raw ? v : unescapeLogField(v);
+    };
+    const st = d.stime[i];
+    const url = sub(URS);
+    const agent = sub(UAS);
+    const host = sub(HSS);
+    const rt = d.rt[i];
     return {
-      ip: this.ip(i),
-      forward: this.field(i, XFS),
-      date,
-      time,
+      ip: d.fmt[i] & F_V6 ? sub(LS, true).slice(0, off[o + IPE] - ls).toLowerCase() : ip4String(d.ip4[i]),
+      forward: sub(XFS),
+      date: utcDate(st),
+      time: utcTime(st),
       stime: st,
-      upstream_response_time: this.str(i, UTS),
+      upstream_response_time: sub(UTS, true),
       request_time: rt === rt ? rt : null,
-      method: this.method(i),
+      method: off[o + MTE] === off[o + RQS] ? '' : line.substring(off[o + RQS] - ls, off[o + MTE] - ls),
       url,
-      code: this.data.code[i],
-      ref: this.field(i, RFS),
+      code: d.code[i],
+      ref: sub(RFS),
       agent,
       proxy_host: host || (source.proxy_host ?? source.proxy_addr),
       proxy_addr: source.proxy_addr,
-      tag: classifyRequest(url, agent, this.isBot(agent)),
+      tag: classifyRequest(url, agent, isBotCached(agent)),
     };
   }
 
