@@ -28,6 +28,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.enum(['0', '1', 'true', 'false']).default('0'),
   BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
   CRON_ENABLED: z.enum(['0', '1', 'true', 'false']).default('1'),
+  FIREWALL_LOG_RETENTION_HOURS: z.coerce.number().int('must be a whole number of hours').min(1, 'must be at least 1').max(8760, 'must be at most 8760 (a year)').default(72),
   UI_DIR: z.string().optional(),
 });
 
@@ -48,6 +49,8 @@ export interface AppConfig {
   trustProxy: boolean;
   bodyLimit: string;
   cronEnabled: boolean;
+  /** Hours access log entries and their per-IP counters are kept (firewall retention job). */
+  firewallLogRetentionHours: number;
   uiDir: string;
 }
 
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: truthy(e.TRUST_PROXY),
     bodyLimit: e.BODY_LIMIT,
     cronEnabled: truthy(e.CRON_ENABLED),
+    firewallLogRetentionHours: e.FIREWALL_LOG_RETENTION_HOURS,
     uiDir: resolve(e.UI_DIR ?? join(import.meta.dirname, '..', 'ui')),
   };
 }

@@ -1,3 +1,5 @@
+import type { WorkerStatusEvent } from './firewall.js';
+
 /**
  * Every server-to-client socket event, typed in one map. Areas add their events here; the server's
  * RealtimeService and the UI's socket client both read it.
@@ -11,6 +13,8 @@ export interface ServerEvents {
   'ssl.changed': SslChangedEvent;
   /** Cluster config rows were inserted, updated or removed. Admins only. */
   'cfg.configs_changed': ConfigsChangedEvent;
+  /** The firewall worker's switch was set, or a run started or ended (with its per-proxy results). Admins only. */
+  'firewall.worker': WorkerStatusEvent;
   /**
    * The session's current role and display name: sent once on connect and again whenever an admin
    * changes them (the socket has already been moved to the rooms of the new role when it arrives).

@@ -6,8 +6,8 @@
  */
 export * from './access-log.js';
 import { z } from 'zod';
-import { ACCESS_LOG_TAGS, TOP_BUCKETS, TOP_IP_HEAD, type AccessLogTag } from './access-log.js';
-import { choice, int, text } from './fields.js';
+import { ACCESS_LOG_TAGS, TOP_BUCKETS, TOP_IP_HEAD, type AccessLogTag, type LogBadLine } from './access-log.js';
+import { choice, flag, int, text } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Traffic screen and statistics (000 §2 /firewall, /firewall/processing_logs; §5; §7). Inputs are
@@ -118,4 +118,38 @@ export interface WorkerProxyResult {
   lines: number;
   bad_lines: number;
   error?: string;
+  /** Read, but something was lost or skipped (a rotated log that could not be found). */
+  warning?: string;
+}
+/** `firewall.setWorkerStatus {status}`: 1 on, 0 off. */
+export const WorkerStatusArgs = z.object({ status: flag('Status') });
+/** The `firewall.worker` event: the switch, the last run, and whether a run is going on (with its results when it ends). */
+export interface WorkerStatusEvent extends WorkerStatus {
+  running: boolean;
+  results?: WorkerProxyResult[];
+}
+/** A bad line kept for display, with when it was read. */
+export interface WorkerBadLine extends LogBadLine {
+  /** ISO time of the run that read it. */
+  at: string;
+}
+/** A proxy as the firewall worker sees it (`firewall.getWorkerProxies`): where its log read stands. */
+export interface WorkerProxyState {
+  Id: number;
+  name: string;
+  ip: string;
+  /** Read by the worker: type 1, status 1 and read_nginx_log_firewall 1. */
+  read: boolean;
+  nginx_log: string;
+  /** The log file being read (its inode on the proxy) and the byte offset reached: always a line start. */
+  inode: string;
+  pos: number;
+  /** Lines stored and lines that did not parse, since the first read. */
+  lines: number;
+  bad_lines: number;
+  /** The latest bad lines (at most LOG_BAD_SAMPLE_MAX). */
+  bad_sample: WorkerBadLine[];
+  last_read: string | null;
+  /** Why the last read failed (or what it could not do), null after a good read. */
+  last_error: string | null;
 }

@@ -5,6 +5,9 @@ import { SrvModule } from '../srv/srv.module.js';
 import { AccessLogEntity, BlockRuleEntity, FirewallSettingEntity, IpMinuteEntity, IpRuleEntity, LogCursorEntity } from './firewall.entities.js';
 import { FirewallRulesService } from './firewall-rules.service.js';
 import { FirewallSyncService } from './firewall-sync.service.js';
+import { AccessLogStore } from './access-log.store.js';
+import { FirewallWorkerService } from './firewall-worker.service.js';
+import { LogParsePool } from './log-parse.pool.js';
 
 /** Firewall and traffic (000 §2 "Firewall and traffic"): IP rules, block lists, the allowlist. Admin only. */
 @Module({
@@ -13,7 +16,11 @@ import { FirewallSyncService } from './firewall-sync.service.js';
     SrvModule,
     CfgConfigsModule,
   ],
-  providers: [FirewallRulesService, FirewallSyncService],
-  exports: [FirewallRulesService, FirewallSyncService],
+  providers: [
+    FirewallRulesService, FirewallSyncService,
+    // the worker: log reads over SSH, parsing in worker threads (closed with the module), storage
+    { provide: LogParsePool, useFactory: () => new LogParsePool() }, AccessLogStore, FirewallWorkerService,
+  ],
+  exports: [FirewallRulesService, FirewallSyncService, FirewallWorkerService, AccessLogStore],
 })
 export class FirewallModule {}

@@ -1,0 +1,14 @@
+import { Injectable } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { FirewallWorkerService } from '../modules/firewall/firewall-worker.service.js';
+
+@Injectable()
+export class FirewallRetentionJob {
+  constructor(private readonly worker: FirewallWorkerService) {}
+
+  /** Removes access log entries and counters past FIREWALL_LOG_RETENTION_HOURS, in batches (CRON_ENABLED, one instance: the lease). */
+  @Cron(CronExpression.EVERY_10_MINUTES)
+  run() {
+    return this.worker.scheduledRetention();
+  }
+}
