@@ -125,6 +125,7 @@ export class SocketSessions implements OnApplicationBootstrap, OnModuleDestroy {
 
   private armExpiry(client: Socket, expiresAt: number) {
     clearTimeout(this.timers.get(client));
+    if (!client.connected) return; // a check that finished after the disconnect: nothing to watch
     const delay = Math.min(Math.max(expiresAt - Date.now(), 0) + 10, MAX_TIMER_MS);
     const timer = setTimeout(() => void this.check(client).catch(() => client.disconnect(true)), delay);
     timer.unref();
