@@ -29,8 +29,21 @@ const EnvSchema = z.object({
   BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
   CRON_ENABLED: z.enum(['0', '1', 'true', 'false']).default('1'),
   FIREWALL_LOG_RETENTION_HOURS: z.coerce.number().int('must be a whole number of hours').min(1, 'must be at least 1').max(8760, 'must be at most 8760 (a year)').default(72),
+  WHOIS_SERVER: z
+    .string()
+    .refine((v) => parseHostPort(v) !== null, { message: 'must look like host, host:port or [ipv6]:port (port 1-65535)' })
+    .default('whois.iana.org:43'),
+  WHOIS_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(10_000),
   UI_DIR: z.string().optional(),
 });
+
+/** `host`, `host:port` or `[ipv6]:port` (port 43 when missing) as {host, port}, or null. */
+export function parseHostPort(v: string, defaultPort = 43): { host: string; port: number } | null {
+  const m = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(v) ?? /^([A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::(\d{1,5}))?$/.exec(v);
+  if (!m) return null;
+  const port = m[2] === undefined ? defaultPort : Number(m[2]);
+  return port >= 1 && port <= 65535 ? { host: m[1], port } : null;
+}
 
 export type DatabaseConfig =
   | { type: 'better-sqlite3'; database: string }
@@ -51,6 +64,8 @@ export interface AppConfig {
   cronEnabled: boolean;
   /** Hours access log entries and their per-IP counters are kept (firewall retention job). */
   firewallLogRetentionHours: number;
+  /** The first whois server asked (IANA unless WHOIS_SERVER says otherwise) and the time-out of one whole lookup. */
+  whois: { host: string; port: number; timeoutMs: number };
   uiDir: string;
 }
 
@@ -110,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bodyLimit: e.BODY_LIMIT,
     cronEnabled: truthy(e.CRON_ENABLED),
     firewallLogRetentionHours: e.FIREWALL_LOG_RETENTION_HOURS,
+    whois: { ...parseHostPort(e.WHOIS_SERVER)!, timeoutMs: e.WHOIS_TIMEOUT_MS },
     uiDir: resolve(e.UI_DIR ?? join(import.meta.dirname, '..', 'ui')),
   };
 }

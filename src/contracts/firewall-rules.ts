@@ -83,6 +83,10 @@ export function addressSortKey(s: string): string {
   return `${r.range[0].kind() === 'ipv4' ? 0 : 1}|${bytes}|${String(r.range[1]).padStart(3, '0')}|${rest.join(' ')}`;
 }
 export const compareAddresses = (a: string, b: string) => (addressSortKey(a) < addressSortKey(b) ? -1 : addressSortKey(a) > addressSortKey(b) ? 1 : 0);
+/** The same order for long lists: each key computed once (50,000 addresses sort in milliseconds, not seconds). */
+export function sortAddresses(list: Iterable<string>): string[] {
+  return [...list].map((s) => [addressSortKey(s), s] as const).sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map((x) => x[1]);
+}
 
 /**
  * Cleans a block rule's value (000 §5): empty lines removed, each line an address or CIDR range
@@ -99,7 +103,7 @@ export function cleanBlockValue(value: string): { lines: string[]; errors: strin
     if (!r) errors.push(`Line ${i + 1}: "${line.slice(0, 60)}" is not an IP address or CIDR range`);
     else seen.add(r.text);
   });
-  return { lines: [...seen].sort(compareAddresses), errors };
+  return { lines: sortAddresses(seen), errors };
 }
 
 /** The block rule preview of 000 §5: the value on one line, cut at 50 characters. */
@@ -162,7 +166,17 @@ export const IpRulesListArgs = z
   .default({});
 export const IpBanArgs = z.object({ ip: ipField(), status: choice(IP_RULE_STATUS_IDS.filter(isDenyingStatus), 'Status').optional() });
 export const IpArgs = z.object({ ip: ipField() });
-export const IpListArgs = z.object({ ip: z.union([ipField(), z.array(ipField()).min(1, 'IP list must not be empty').max(10_000)]) });
+const ipList = z.array(ipField()).min(1, 'IP list must not be empty').max(10_000, 'IP list has at most 10000 addresses');
+/** One address or a non-empty list of them; a bad one is named (`ip`, or `ip.3` in a list). */
+const ipOrList = z
+  .union([z.string(), z.array(z.unknown())], { error: (iss) => (iss.input === undefined ? 'IP is required' : 'IP must be an address or a list of addresses') })
+  .transform((v, ctx): string | string[] => {
+    const r = Array.isArray(v) ? ipList.safeParse(v) : ipField().safeParse(v);
+    if (r.success) return r.data;
+    for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as (string | number)[], input: v });
+    return z.NEVER;
+  });
+export const IpListArgs = z.object({ ip: ipOrList });
 export const IpRulesByStatusArgs = z.object({ status: choice(IP_RULE_STATUS_IDS, 'Status') });
 
 export const BlockRuleSaveArgs = z.object({

@@ -76,3 +76,22 @@ export class FirewallSettingEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 }) name: string;
   @Column({ type: 'varchar', length: 190 }) value: string;
 }
+
+/**
+ * The traffic report's summary (FirewallTrafficService, docs/firewall.md "Traffic report"): hits per
+ * (host, epoch hour, ip, code, tag) with the first and last second seen, rolled up from fw_access_log
+ * rows up to a watermark Id (fw_settings 'traffic_rollup_id'). Clustered by the primary key (SQLite
+ * WITHOUT ROWID, InnoDB), so a host's hours are read in one range.
+ */
+@Entity('fw_traffic_hours', { withoutRowid: true })
+@Index('IDX_fw_traffic_hours_host_ip', ['proxy_host', 'ip', 'hour'])
+export class TrafficHourEntity {
+  @PrimaryColumn({ type: 'varchar', length: 190 }) proxy_host: string;
+  @PrimaryColumn({ type: 'integer' }) hour: number;
+  @PrimaryColumn({ type: 'varchar', length: 64 }) ip: string;
+  @PrimaryColumn({ type: 'integer' }) code: number;
+  @PrimaryColumn({ type: 'varchar', length: 16 }) tag: string;
+  @Column({ type: 'integer', default: 0 }) count: number;
+  @Column({ type: 'integer' }) first_stime: number;
+  @Column({ type: 'integer' }) last_stime: number;
+}

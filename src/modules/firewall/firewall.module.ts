@@ -8,6 +8,7 @@ import { FirewallSyncService } from './firewall-sync.service.js';
 import { AccessLogStore } from './access-log.store.js';
 import { FirewallWorkerService } from './firewall-worker.service.js';
 import { LogParsePool } from './log-parse.pool.js';
+import { WhoisService } from './whois.service.js';
 
 /** Firewall and traffic (000 §2 "Firewall and traffic"): IP rules, block lists, the allowlist. Admin only. */
 @Module({
@@ -20,6 +21,8 @@ import { LogParsePool } from './log-parse.pool.js';
     FirewallRulesService, FirewallSyncService,
     // the worker: log reads over SSH, parsing in worker threads (closed with the module), storage
     { provide: LogParsePool, useFactory: () => new LogParsePool() }, AccessLogStore, FirewallWorkerService,
+    // whois of an address (firewall.getIpWhois): IANA, then the referral, cached a day
+    WhoisService,
   ],
   exports: [FirewallRulesService, FirewallSyncService, FirewallWorkerService, AccessLogStore],
 })

@@ -67,13 +67,28 @@ export class Firewall1760000000000 implements MigrationInterface {
       ],
     }));
     await q.createTable(new Table({
+      name: 'fw_traffic_hours',
+      withoutRowid: true,
+      columns: [
+        col.str('proxy_host', 190, { isPrimary: true }),
+        col.int('hour', { isPrimary: true }),
+        col.str('ip', 64, { isPrimary: true }),
+        col.int('code', { isPrimary: true }),
+        col.str('tag', 16, { isPrimary: true }),
+        col.int('count', { default: 0 }),
+        col.int('first_stime'),
+        col.int('last_stime'),
+      ],
+      indices: [{ name: 'IDX_fw_traffic_hours_host_ip', columnNames: ['proxy_host', 'ip', 'hour'] }],
+    }));
+    await q.createTable(new Table({
       name: 'fw_settings',
       columns: [col.str('name', 64, { isPrimary: true }), col.str('value', 190)],
     }));
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['fw_settings', 'fw_log_cursors', 'fw_block_rules', 'fw_ip_rules', 'fw_ip_minutes', 'fw_access_log']) await q.dropTable(t);
+    for (const t of ['fw_settings', 'fw_traffic_hours', 'fw_log_cursors', 'fw_block_rules', 'fw_ip_rules', 'fw_ip_minutes', 'fw_access_log']) await q.dropTable(t);
     await q.dropColumn('servers', 'nginx_log');
   }
 }

@@ -1,0 +1,14 @@
+import { Injectable } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { FirewallTrafficService } from '../modules/firewall/firewall-traffic.service.js';
+
+@Injectable()
+export class FirewallTrafficJob {
+  constructor(private readonly traffic: FirewallTrafficService) {}
+
+  /** Rolls new access log rows up into the traffic report's summary and drops summary hours retention emptied (every instance; a compare-and-set keeps it once). */
+  @Cron(CronExpression.EVERY_MINUTE)
+  run() {
+    return this.traffic.scheduledRollup();
+  }
+}

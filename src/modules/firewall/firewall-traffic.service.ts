@@ -1,0 +1,618 @@
+/**
+ * Traffic queries of the firewall area (000 §2 /firewall, /firewall/processing_logs; §3 IP stats, Access
+ * log entry, Traffic log row; §5; §7; §9): the traffic report (top addresses of a host), an address's log
+ * rows, IP statistics, the access-log query language and the traffic screen's filter options. Admin only.
+ * Decisions and the query syntax: docs/firewall.md "Traffic report", "IP statistics", "Log query".
+ *
+ * The report reads a summary, not only raw rows: fw_traffic_hours holds hits per (host, epoch hour, ip,
+ * code, tag) rolled up from fw_access_log up to a watermark Id. A report over [start, now] adds three
+ * parts that never overlap:
+ *   S  summary rows of the whole hours from ceil(start / 3600) on (rows with Id <= watermark);
+ *   E  raw rows with Id <= watermark in the leading part-hour [start, first whole hour);
+ *   T  raw rows with Id > watermark (not rolled up yet), any time >= start.
+ * So the answer is exact at any moment, whatever the rollup has reached; the rollup (a job every minute,
+ * `rollup()`) only moves work from raw rows to the summary. Late lines (a proxy that was unreachable for
+ * hours) get a higher Id and are rolled up into their own hours like any other.
+ */
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { z } from 'zod';
+import {
+  ACCESS_LOG_TAGS, AccessLogQueryArgs, BOOK_URL_CONFIG_TYPE, DEFAULT_BOOK_URL_PATTERN, IP_STATS_LIMIT, IpStatsArgs, TOP_BUCKETS, TOP_IP_HEAD,
+  TRAFFIC_CODE_FILTERS, TRAFFIC_DEFAULT_RANGE, TRAFFIC_RANGES, TRAFFIC_RANGE_LABELS, TrafficArgs, TrafficRowsArgs, UNIQUE_BOOKS_MIN,
+  type AccessLogEntry, type AccessLogTag, type IpStat, type TrafficCodeFilter, type TrafficFilter, type TrafficIp, type TrafficReport, type TrafficRow,
+} from '../../contracts/firewall.js';
+import { normalizeIp } from '../../contracts/firewall-rules.js';
+import { Role } from '../../contracts/roles.js';
+import { AppError } from '../../core/errors.js';
+import { Rpc } from '../../core/rpc/rpc.decorator.js';
+import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
+
+const HOUR = 3600;
+/** fw_settings row holding the highest fw_access_log Id rolled up into fw_traffic_hours. */
+export const ROLLUP_SETTING = 'traffic_rollup_id';
+/** Ids rolled up per transaction (SQLite runs it as one synchronous step: keep it short). */
+export const ROLLUP_CHUNK_IDS = 20_000;
+/**
+ * MariaDB: rows are rolled up only once the highest Id has been seen this long ago. Two store
+ * transactions may commit out of Id order (parallel proxies); a row with a lower Id that commits after
+ * the rollup passed it would be lost to the report. SQLite has one writer: no wait.
+ */
+export const ROLLUP_SETTLE_MS = 60_000;
+/** Addresses per `IN (...)` list. */
+const IN_CHUNK = 500;
+/** Raw rows per page when scanning for unique books. */
+const BOOK_PAGE = 5000;
+
+const nowS = () => Math.floor(Date.now() / 1000);
+const iso = (s: number) => new Date(s * 1000).toISOString();
+const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
+const marks = (n: number) => new Array(n).fill('?').join(', ');
+/** LIKE patterns use '!' as the escape character (SQLite has no default one; MariaDB's backslash would need dialect quoting). */
+const likeEscape = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
+const LIKE = "LIKE ? ESCAPE '!'";
+
+function chunks<T>(list: T[], n = IN_CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += n) out.push(list.slice(i, i + n));
+  return out;
+}
+
+/** SQL of a code filter of 000 §5 (`N>` is N and above, the others exact codes). */
+export function codeSql(f: TrafficCodeFilter, column = 'code'): [string, number[]] {
+  switch (f) {
+    case 'all': return ['', []];
+    case '200>': case '300>': case '400>': case '500>': return [` AND ${column} >= ?`, [Number(f.slice(0, 3))]];
+    case '301/302': return [` AND ${column} IN (?, ?)`, [301, 302]];
+    default: return [` AND ${column} = ?`, [Number(f)]];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The access-log query language (firewall.getAccessLogsByStr; docs/firewall.md "Log query")
+
+export const LOG_QUERY_FIELDS = ['ip', 'url', 'code', 'host', 'tag', 'method', 'agent', 'ref', 'proxy', 'range'] as const;
+export type LogQueryField = (typeof LOG_QUERY_FIELDS)[number];
+const FIELD_ALIASES: Record<string, LogQueryField> = {
+  ip: 'ip', url: 'url', path: 'url', code: 'code', status: 'code', host: 'host', domain: 'host', proxy_host: 'host', tag: 'tag',
+  method: 'method', agent: 'agent', ua: 'agent', ref: 'ref', referer: 'ref', proxy: 'proxy', proxy_addr: 'proxy', range: 'range', last: 'range',
+};
+const METHODS = /^(GET|POST|HEAD|PUT|DELETE|PATCH|OPTIONS|CONNECT|TRACE|PROPFIND)$/;
+const HOST_SHAPE = /^(?=.*\.)[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z][a-z0-9-]*$/i;
+
+export interface LogQueryTerm {
+  field: LogQueryField;
+  value: string;
+  not: boolean;
+}
+
+/** The SQL condition of one term (and its parameters), or an error naming the term. */
+function termSql(t: LogQueryTerm, now: number): [string, unknown[]] | string {
+  const v = t.value;
+  switch (t.field) {
+    case 'ip': {
+      const cidr = /^(\d{1,3}(?:\.\d{1,3}){3})\/(8|16|24|32)$/.exec(v);
+      if (cidr) {
+        const base = normalizeIp(cidr[1]);
+        if (!base) break;
+        const octets = Number(cidr[2]) / 8;
+        if (octets === 4) return ['ip = ?', [base]];
+        return [`ip ${LIKE}`, [`${likeEscape(base.split('.').slice(0, octets).join('.'))}.%`]];
+      }
+      if (/^[0-9a-f:.]+\*$/i.test(v) || /^\d{1,3}(\.\d{1,3}){0,2}\.$/.test(v)) return [`ip ${LIKE}`, [`${likeEscape(v.replace(/\*$/, '').toLowerCase())}%`]];
+      const ip = normalizeIp(v);
+      if (!ip) break;
+      const forms = [...new Set([ip, v.toLowerCase()])];
+      return [`ip IN (${marks(forms.length)})`, forms];
+    }
+    case 'code': {
+      if (/^\d{3}$/.test(v)) return ['code = ?', [Number(v)]];
+      if (/^\dxx$/i.test(v)) return ['code BETWEEN ? AND ?', [Number(v[0]) * 100, Number(v[0]) * 100 + 99]];
+      if (/^\d{3}>$/.test(v)) return ['code >= ?', [Number(v.slice(0, 3))]];
+      break;
+    }
+    case 'tag':
+      if ((ACCESS_LOG_TAGS as readonly string[]).includes(v.toLowerCase())) return ['tag = ?', [v.toLowerCase()]];
+      return `"${t.field}:${v}": tag must be one of ${ACCESS_LOG_TAGS.join(', ')}`;
+    case 'method':
+      if (/^[A-Za-z]{1,16}$/.test(v)) return ['method = ?', [v.toUpperCase()]];
+      break;
+    case 'host': return ['proxy_host = ?', [v.toLowerCase()]];
+    case 'proxy': return ['proxy_addr = ?', [v]];
+    case 'url': case 'agent': case 'ref': return [`${t.field} ${LIKE}`, [`%${likeEscape(v)}%`]];
+    case 'range':
+      if (/^\d{1,6}$/.test(v) && Number(v) >= 1 && Number(v) <= 525_600) return ['stime >= ?', [now - Number(v) * 60]];
+      return `"range:${v}": range is a number of minutes from 1 to 525600`;
+  }
+  const what: Record<string, string> = {
+    ip: 'an IPv4 or IPv6 address, a prefix ending in * or a dot (10.1.*), or an IPv4 range /8, /16, /24 or /32',
+    code: 'a status code (404), a class (4xx) or a lower bound (400>)',
+    method: 'a request method (GET)',
+  };
+  return `"${t.field}:${v}": ${t.field} must be ${what[t.field]}`;
+}
+
+/** Guesses the field of a bare term by its shape (docs/firewall.md "Log query"). */
+export function guessField(v: string): LogQueryField {
+  if (normalizeIp(v) || /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(v) || /^\d{1,3}(\.\d{1,3}){0,2}\.?\*$/.test(v)) return 'ip';
+  if (/^\d{3}>?$/.test(v) || /^\dxx$/i.test(v)) return 'code';
+  if ((ACCESS_LOG_TAGS as readonly string[]).includes(v)) return 'tag';
+  if (METHODS.test(v)) return 'method';
+  if (v.includes('/') || v.includes('?')) return 'url';
+  if (HOST_SHAPE.test(v)) return 'host';
+  return 'url';
+}
+
+/**
+ * Parses `ip:1.2.3.4 url:/book code:404 host:x tag:bot` (and bare terms, quoted values, `-` for not).
+ * Throws a 422 naming the bad terms.
+ */
+export function parseLogQuery(cmd: string): LogQueryTerm[] {
+  const terms: LogQueryTerm[] = [];
+  const errors: string[] = [];
+  // `\S*`: a field with nothing after its colon is caught below; an empty match between terms is skipped
+  const re = /(-)?(?:([A-Za-z_]+):)?(?:"([^"]*)"?|(\S*))/g;
+  for (let m = re.exec(cmd); m; m = re.exec(cmd)) {
+    if (m[0].trim() === '') { re.lastIndex++; continue; }
+    const not = m[1] === '-';
+    let name: string | undefined = m[2]?.toLowerCase();
+    let value = m[3] ?? m[4] ?? '';
+    if (name && !FIELD_ALIASES[name]) {
+      // 'abcd::1' is an IPv6 address, not the field 'abcd'
+      const whole = `${m[2]}:${value}`;
+      if (normalizeIp(whole)) { name = undefined; value = whole; } else { errors.push(`"${m[0].trim()}": unknown field '${m[2]}' (fields: ${LOG_QUERY_FIELDS.join(', ')})`); continue; }
+    }
+    if (value === '') {
+      if (m[0].trim() !== '-') errors.push(`"${m[0].trim()}": a value is missing`);
+      continue;
+    }
+    terms.push({ field: name ? FIELD_ALIASES[name] : guessField(value), value, not });
+  }
+  if (errors.length) throw new AppError(422, errors.join('; '), 'rules', { cmd: errors.join('; ') });
+  if (!terms.length) throw new AppError(422, 'Query is required', 'rules', { cmd: 'Query is required' });
+  return terms;
+}
+
+/** WHERE clause of parsed terms: the same field's terms are alternatives (OR), different fields all apply (AND), `-` terms exclude. */
+export function logQueryWhere(terms: LogQueryTerm[], now = nowS()): { where: string; params: unknown[] } {
+  const errors: string[] = [];
+  const any = new Map<LogQueryField, Array<[string, unknown[]]>>();
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  for (const t of terms) {
+    const sql = termSql(t, now);
+    if (typeof sql === 'string') { errors.push(sql); continue; }
+    if (t.not) { parts.push(`NOT (${sql[0]})`); params.push(...sql[1]); continue; }
+    any.set(t.field, [...(any.get(t.field) ?? []), sql]);
+  }
+  if (errors.length) throw new AppError(422, errors.join('; '), 'rules', { cmd: errors.join('; ') });
+  const positive: string[] = [];
+  const positiveParams: unknown[] = [];
+  for (const alts of any.values()) {
+    positive.push(alts.length === 1 ? alts[0][0] : `(${alts.map((a) => a[0]).join(' OR ')})`);
+    for (const a of alts) positiveParams.push(...a[1]);
+  }
+  return { where: [...positive, ...parts].join(' AND ') || '1 = 1', params: [...positiveParams, ...params] };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Agg { count: number; first: number; last: number }
+interface GroupRow { ip: string; code: number; tag: string; c: number; f: number; l: number }
+
+@Injectable()
+export class FirewallTrafficService {
+  private readonly log = new Logger('FirewallTraffic');
+  readonly dialect: 'sqlite' | 'mariadb';
+  /** MariaDB: highest Ids seen, with when (see ROLLUP_SETTLE_MS). */
+  private seen: Array<{ at: number; maxId: number }> = [];
+  private rolling: Promise<unknown> | null = null;
+
+  constructor(@InjectDataSource() private readonly db: DataSource, private readonly configs: CfgConfigsService) {
+    this.dialect = db.options.type === 'better-sqlite3' ? 'sqlite' : 'mariadb';
+  }
+
+  private q<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.db.query(sql, params) as Promise<T[]>;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Traffic report
+
+  @Rpc('firewall.getTraffic', {
+    role: Role.admin, input: TrafficArgs,
+    summary: "{host, range_minutes?, code?, top?}: the traffic report of a host: top addresses (head 200; top 5/10/50/100) over the range (minutes, 0 = all stored; default 60) and code filter (all, 200>, 201, 300>, 301/302, 400, 400>, 404, 500>): {host, range_minutes, code, total, ips_total, list: [{ip, count, first, last, codes, tags, rule}]}",
+  })
+  async getTraffic(a: z.output<typeof TrafficArgs>): Promise<TrafficReport> {
+    const report: TrafficReport = { host: a.host, range_minutes: a.range_minutes, code: a.code, total: 0, ips_total: 0, list: [] };
+    const now = nowS();
+    const start = await this.windowStart(a.host, a.range_minutes, now);
+    if (start === null) return report;
+    const w = await this.watermark();
+    const h0 = Math.ceil(start / HOUR);
+    const [codeCond, codeParams] = codeSql(a.code);
+
+    // S per address, and E + T per (address, code, tag)
+    const [summary, raw] = await Promise.all([
+      this.q<{ ip: string; c: unknown; f: unknown; l: unknown }>(
+        `SELECT ip, SUM(count) AS c, MIN(first_stime) AS f, MAX(last_stime) AS l FROM fw_traffic_hours WHERE proxy_host = ? AND hour >= ?${codeCond} GROUP BY ip`,
+        [a.host, h0, ...codeParams],
+      ),
+      this.rawGroups(a.host, start, h0 * HOUR, w, codeCond, codeParams),
+    ]);
+    const per = new Map<string, Agg>();
+    for (const s of summary) per.set(s.ip, { count: num(s.c), first: num(s.f), last: num(s.l) });
+    for (const r of raw) {
+      const p = per.get(r.ip);
+      if (!p) per.set(r.ip, { count: r.c, first: r.f, last: r.l });
+      else { p.count += r.c; p.first = Math.min(p.first, r.f); p.last = Math.max(p.last, r.l); }
+    }
+    let total = 0;
+    for (const p of per.values()) total += p.count;
+    report.total = total;
+    report.ips_total = per.size;
+    if (!per.size) return report;
+
+    const top = topN(per, a.top);
+    const ips = top.map(([ip]) => ip);
+    const codes = new Map<string, Map<number, number>>(ips.map((ip) => [ip, new Map()]));
+    const tags = new Map<string, Map<string, number>>(ips.map((ip) => [ip, new Map()]));
+    const addDetail = (ip: string, code: number, tag: string, c: number) => {
+      const cm = codes.get(ip);
+      if (!cm) return;
+      cm.set(code, (cm.get(code) ?? 0) + c);
+      const tm = tags.get(ip)!;
+      tm.set(tag, (tm.get(tag) ?? 0) + c);
+    };
+    for (const r of raw) addDetail(r.ip, r.code, r.tag, r.c);
+    const rules = new Map<string, number>();
+    for (const part of chunks(ips)) {
+      const [details, ruleRows] = await Promise.all([
+        this.q<{ ip: string; code: unknown; tag: string; c: unknown }>(
+          `SELECT ip, code, tag, SUM(count) AS c FROM fw_traffic_hours WHERE proxy_host = ? AND ip IN (${marks(part.length)}) AND hour >= ?${codeCond} GROUP BY ip, code, tag`,
+          [a.host, ...part, h0, ...codeParams],
+        ),
+        this.q<{ ip: string; status: unknown }>(`SELECT ip, status FROM fw_ip_rules WHERE ip IN (${marks(part.length)})`, part),
+      ]);
+      for (const d of details) addDetail(d.ip, num(d.code), d.tag, num(d.c));
+      for (const r of ruleRows) rules.set(r.ip, num(r.status));
+    }
+    report.list = top.map(([ip, p]): TrafficIp => ({
+      ip,
+      count: p.count,
+      first: iso(p.first),
+      last: iso(p.last),
+      codes: Object.fromEntries([...codes.get(ip)!].sort((x, y) => x[0] - y[0]).map(([c, n]) => [String(c), n])),
+      tags: Object.fromEntries([...tags.get(ip)!].sort((x, y) => y[1] - x[1])) as Partial<Record<AccessLogTag, number>>,
+      rule: rules.get(ip) ?? null,
+    }));
+    return report;
+  }
+
+  /**
+   * Start of the window (epoch s): `range` minutes back from now, never before the host's oldest stored
+   * line (so that the summary's hours are never read past what retention removed); null with no lines.
+   */
+  private async windowStart(host: string | null, rangeMinutes: number, now: number): Promise<number | null> {
+    const [row] = host
+      ? await this.q<{ s: unknown }>('SELECT MIN(stime) AS s FROM fw_access_log WHERE proxy_host = ?', [host])
+      : await this.q<{ s: unknown }>('SELECT MIN(stime) AS s FROM fw_access_log');
+    if (row?.s === null || row?.s === undefined) return null;
+    const oldest = Number(row.s);
+    return rangeMinutes > 0 ? Math.max(oldest, now - rangeMinutes * 60) : oldest;
+  }
+
+  /** E and T of the file comment, per (ip, code, tag). */
+  private async rawGroups(host: string, start: number, edgeEnd: number, w: number, codeCond: string, codeParams: number[]): Promise<GroupRow[]> {
+    const cols = 'ip, code, tag, COUNT(*) AS c, MIN(stime) AS f, MAX(stime) AS l';
+    // SQLite's planner would take the (proxy_host, stime) index for the tail; `+column` keeps it on the Id range.
+    const plus = this.dialect === 'sqlite' ? '+' : '';
+    const [edge, tail] = await Promise.all([
+      start < edgeEnd
+        ? this.q<Record<string, unknown>>(`SELECT ${cols} FROM fw_access_log WHERE proxy_host = ? AND stime >= ? AND stime < ? AND Id <= ?${codeCond} GROUP BY ip, code, tag`, [host, start, edgeEnd, w, ...codeParams])
+        : Promise.resolve([]),
+      this.q<Record<string, unknown>>(`SELECT ${cols} FROM fw_access_log WHERE Id > ? AND ${plus}proxy_host = ? AND ${plus}stime >= ?${codeCond} GROUP BY ip, code, tag`, [w, host, start, ...codeParams]),
+    ]);
+    return [...edge, ...tail].map((r) => ({ ip: String(r.ip), code: num(r.code), tag: String(r.tag), c: num(r.c), f: num(r.f), l: num(r.l) }));
+  }
+
+  @Rpc('firewall.getTrafficRows', {
+    role: Role.admin, input: TrafficRowsArgs,
+    summary: '{host, ip, range_minutes?, code?, tag?, limit?}: the log rows of one address on the traffic screen, newest first (limit 200): [{time, proxy_addr, url, ref, code, tag, method, agent}]',
+  })
+  async getTrafficRows(a: z.output<typeof TrafficRowsArgs>): Promise<TrafficRow[]> {
+    const ip = normalizeIp(a.ip);
+    if (!ip) throw new AppError(422, 'IP must be an IPv4 or IPv6 address', 'rules', { ip: 'IP must be an IPv4 or IPv6 address' });
+    const forms = [...new Set([ip, a.ip.toLowerCase()])];
+    const since = a.range_minutes > 0 ? nowS() - a.range_minutes * 60 : 0;
+    const [codeCond, codeParams] = codeSql(a.code);
+    const tagCond = a.tag ? ' AND tag = ?' : '';
+    const rows = await this.q<Record<string, unknown>>(
+      `SELECT stime, proxy_addr, url, ref, code, tag, method, agent FROM fw_access_log WHERE ip IN (${marks(forms.length)}) AND stime >= ? AND proxy_host = ?${codeCond}${tagCond} ORDER BY stime DESC, Id DESC LIMIT ?`,
+      [...forms, since, a.host, ...codeParams, ...(a.tag ? [a.tag] : []), a.limit],
+    );
+    return rows.map((r) => ({
+      time: iso(num(r.stime)), proxy_addr: String(r.proxy_addr), url: String(r.url), ref: String(r.ref ?? ''), code: num(r.code),
+      tag: String(r.tag) as AccessLogTag, method: String(r.method), agent: String(r.agent ?? ''),
+    }));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // IP statistics (per-IP minute counters)
+
+  @Rpc('firewall.getIpStats', {
+    role: Role.admin, input: IpStatsArgs,
+    summary: `{host?, range_minutes?, unique_books?, min_count?, like?, limit?}: hits per address over the stored window (every parsed line, from the per-minute counters), most first (limit ${IP_STATS_LIMIT}): [{ip, count}]; unique_books: only addresses that read at least ${UNIQUE_BOOKS_MIN} different books (cluster config '${BOOK_URL_CONFIG_TYPE}'), with books`,
+  })
+  async getIpStats(a: z.output<typeof IpStatsArgs> = {}): Promise<IpStat[]> {
+    const limit = a.limit ?? IP_STATS_LIMIT;
+    const host = a.host ? a.host.toLowerCase() : null;
+    // whole minutes: the window starts at the start of the minute `range_minutes` ago
+    const fromMinute = a.range_minutes ? Math.floor((nowS() - a.range_minutes * 60) / 60) : null;
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (host) { where.push('proxy_host = ?'); params.push(host); }
+    if (fromMinute !== null) { where.push('minute >= ?'); params.push(fromMinute); }
+    if (a.like) { where.push(`ip ${LIKE}`); params.push(`%${likeEscape(a.like)}%`); }
+
+    if (!a.unique_books) {
+      const having = a.min_count ? ' HAVING SUM(count) >= ?' : '';
+      const rows = await this.q<{ ip: string; c: unknown }>(
+        `SELECT ip, SUM(count) AS c FROM fw_ip_minutes${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ip${having} ORDER BY c DESC, ip LIMIT ?`,
+        [...params, ...(a.min_count ? [a.min_count] : []), limit],
+      );
+      return rows.map((r) => ({ ip: r.ip, count: num(r.c) }));
+    }
+
+    const books = await this.booksPerIp(host, fromMinute === null ? null : fromMinute * 60, a.like ?? null);
+    const readers = [...books].filter(([, set]) => set.size >= UNIQUE_BOOKS_MIN).map(([ip]) => ip);
+    const out: IpStat[] = [];
+    for (const part of chunks(readers)) {
+      const rows = await this.q<{ ip: string; c: unknown }>(
+        `SELECT ip, SUM(count) AS c FROM fw_ip_minutes WHERE ip IN (${marks(part.length)})${where.length ? ` AND ${where.join(' AND ')}` : ''} GROUP BY ip`,
+        [...part, ...params],
+      );
+      for (const r of rows) out.push({ ip: r.ip, count: num(r.c), books: books.get(r.ip)!.size });
+    }
+    return out
+      .filter((s) => !a.min_count || s.count >= a.min_count)
+      .sort((x, y) => y.count - x.count || (y.books ?? 0) - (x.books ?? 0) || (x.ip < y.ip ? -1 : 1))
+      .slice(0, limit);
+  }
+
+  /** The book URL pattern: the first cluster config row of type firewall_book_url, else the default. */
+  async bookPattern(): Promise<RegExp> {
+    const value = (await this.configs.firstValue(BOOK_URL_CONFIG_TYPE))?.trim() || DEFAULT_BOOK_URL_PATTERN;
+    try {
+      return new RegExp(value);
+    } catch (e) {
+      const message = `The cluster config '${BOOK_URL_CONFIG_TYPE}' is not a valid regular expression: ${(e as Error).message}`;
+      throw new AppError(422, message, 'rules', { unique_books: message });
+    }
+  }
+
+  /** Different books read per address: raw rows of the window whose URL matches the pattern (its first group, else the whole match, is the book). */
+  private async booksPerIp(host: string | null, since: number | null, like: string | null): Promise<Map<string, Set<string>>> {
+    const re = await this.bookPattern();
+    // A pattern that starts with ^ and literal characters narrows the rows in SQL first.
+    const lit = /^\^((?:[A-Za-z0-9_\-/~]|\\[/.\-_~])+)/.exec(re.source);
+    const prefix = lit ? lit[1].replace(/\\(.)/g, '$1') : null;
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (host) { where.push('proxy_host = ?'); params.push(host); }
+    if (since !== null) { where.push('stime >= ?'); params.push(since); }
+    if (like) { where.push(`ip ${LIKE}`); params.push(`%${likeEscape(like)}%`); }
+    if (prefix) { where.push(`url ${LIKE}`); params.push(`${likeEscape(prefix)}%`); }
+    const books = new Map<string, Set<string>>();
+    let after = 0;
+    for (;;) {
+      const rows = await this.q<{ Id: unknown; ip: string; url: string }>(
+        `SELECT Id, ip, url FROM fw_access_log WHERE Id > ?${where.length ? ` AND ${where.join(' AND ')}` : ''} ORDER BY Id LIMIT ${BOOK_PAGE}`,
+        [after, ...params],
+      );
+      for (const r of rows) {
+        const m = re.exec(r.url);
+        if (!m) continue;
+        const book = m[1] ?? m[0];
+        let set = books.get(r.ip);
+        if (!set) books.set(r.ip, (set = new Set()));
+        set.add(book);
+      }
+      if (rows.length < BOOK_PAGE) break;
+      after = num(rows[rows.length - 1].Id);
+    }
+    return books;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Log query
+
+  @Rpc('firewall.getAccessLogsByStr', {
+    role: Role.admin, input: AccessLogQueryArgs,
+    summary: "{cmd, limit?}: access log entries matching a query such as 'ip:1.2.3.4 url:/book code:404 host:x tag:bot' (fields ip, url, code, host, tag, method, agent, ref, proxy, range; bare terms guessed by shape; -term excludes; docs/firewall.md), newest first (limit 200)",
+  })
+  async getAccessLogsByStr(a: z.output<typeof AccessLogQueryArgs>): Promise<AccessLogEntry[]> {
+    const { where, params } = logQueryWhere(parseLogQuery(a.cmd));
+    const rows = await this.q<Record<string, unknown>>(
+      `SELECT ip, forward, stime, upstream_response_time, request_time, method, url, code, ref, agent, proxy_host, proxy_addr, tag FROM fw_access_log WHERE ${where} ORDER BY stime DESC, Id DESC LIMIT ?`,
+      [...params, a.limit],
+    );
+    return rows.map((r) => {
+      const t = iso(num(r.stime));
+      return {
+        ip: String(r.ip), forward: String(r.forward ?? ''), date: t.slice(0, 10), time: t.slice(11, 19), stime: num(r.stime),
+        upstream_response_time: String(r.upstream_response_time ?? ''), request_time: r.request_time === null || r.request_time === undefined ? null : Number(r.request_time),
+        method: String(r.method), url: String(r.url), code: num(r.code), ref: String(r.ref ?? ''), agent: String(r.agent ?? ''),
+        proxy_host: String(r.proxy_host), proxy_addr: String(r.proxy_addr), tag: String(r.tag) as AccessLogTag,
+      };
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Filter options
+
+  @Rpc('firewall.getFilter', {
+    role: Role.admin,
+    summary: "The traffic screen's filter options: {hosts: [{host, last}] (hosts with stored lines), ranges: [{value, label}], default_range, codes, top, head, tags}",
+  })
+  async getFilter(): Promise<TrafficFilter> {
+    // One index seek per host ((proxy_host, stime)), not a scan of the stored lines.
+    const hosts: TrafficFilter['hosts'] = [];
+    let prev = '';
+    for (let i = 0; i < 1000; i++) {
+      const [row] = await this.q<{ h: string | null }>('SELECT MIN(proxy_host) AS h FROM fw_access_log WHERE proxy_host > ?', [prev]);
+      if (row?.h === null || row?.h === undefined) break;
+      const [last] = await this.q<{ s: unknown }>('SELECT MAX(stime) AS s FROM fw_access_log WHERE proxy_host = ?', [row.h]);
+      hosts.push({ host: row.h, last: iso(num(last?.s)) });
+      prev = row.h;
+    }
+    return {
+      hosts,
+      ranges: TRAFFIC_RANGES.map((value) => ({ value, label: TRAFFIC_RANGE_LABELS[value] })),
+      default_range: TRAFFIC_DEFAULT_RANGE,
+      codes: TRAFFIC_CODE_FILTERS,
+      top: TOP_BUCKETS,
+      head: TOP_IP_HEAD,
+      tags: ACCESS_LOG_TAGS,
+    };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Rollup into fw_traffic_hours
+
+  /** The highest fw_access_log Id rolled up (0: none). */
+  async watermark(): Promise<number> {
+    const [row] = await this.q<{ value: string }>('SELECT value FROM fw_settings WHERE name = ?', [ROLLUP_SETTING]);
+    return row ? Number(row.value) || 0 : 0;
+  }
+
+  /** The highest Id that may be rolled up now (see ROLLUP_SETTLE_MS). */
+  private settled(maxId: number, settleMs: number): number {
+    if (settleMs <= 0) return maxId;
+    const now = Date.now();
+    this.seen.push({ at: now, maxId });
+    let best = 0;
+    for (const s of this.seen) if (s.at <= now - settleMs) best = Math.max(best, s.maxId);
+    this.seen = this.seen.filter((s) => s.at > now - settleMs || s.maxId === best);
+    return best;
+  }
+
+  /**
+   * Rolls new fw_access_log rows up into fw_traffic_hours, ROLLUP_CHUNK_IDS Ids per transaction. Each
+   * transaction first moves the watermark by compare-and-set, so two instances never add the same rows
+   * twice (the second finds the watermark moved and stops). Answers the Ids covered.
+   */
+  rollup(opts: { settleMs?: number } = {}): Promise<{ from: number; to: number }> {
+    // one at a time per process; a second call waits for the first and runs after it
+    const run = (this.rolling ?? Promise.resolve()).catch(() => undefined).then(() => this.rollupNow(opts.settleMs ?? (this.dialect === 'sqlite' ? 0 : ROLLUP_SETTLE_MS)));
+    this.rolling = run;
+    return run;
+  }
+
+  private async rollupNow(settleMs: number): Promise<{ from: number; to: number }> {
+    await this.db.createQueryBuilder().insert().into('fw_settings', ['name', 'value']).values({ name: ROLLUP_SETTING, value: '0' }).orIgnore().execute();
+    const [m] = await this.q<{ m: unknown }>('SELECT MAX(Id) AS m FROM fw_access_log');
+    const target = this.settled(num(m?.m), settleMs);
+    const start = await this.watermark();
+    let from = start;
+    while (from < target) {
+      const to = Math.min(target, from + ROLLUP_CHUNK_IDS);
+      if (!(await this.rollupChunk(from, to))) break;
+      from = to;
+      await new Promise((r) => setImmediate(r));
+    }
+    return { from: start, to: from };
+  }
+
+  private async rollupChunk(from: number, to: number): Promise<boolean> {
+    const cas = 'UPDATE fw_settings SET value = ? WHERE name = ? AND value = ?';
+    const casParams = [String(to), ROLLUP_SETTING, String(from)];
+    if (this.dialect === 'sqlite') {
+      // One synchronous transaction on the raw handle: nothing else runs on the connection meanwhile.
+      const raw = (this.db.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
+      return raw.transaction(() => {
+        if (raw.prepare(cas).run(...casParams).changes !== 1) return false;
+        raw.prepare(
+          'INSERT INTO fw_traffic_hours (proxy_host, hour, ip, code, tag, count, first_stime, last_stime) ' +
+            'SELECT proxy_host, stime / 3600, ip, code, tag, COUNT(*), MIN(stime), MAX(stime) FROM fw_access_log WHERE Id > ? AND Id <= ? GROUP BY proxy_host, stime / 3600, ip, code, tag ' +
+            'ON CONFLICT (proxy_host, hour, ip, code, tag) DO UPDATE SET count = count + excluded.count, first_stime = MIN(first_stime, excluded.first_stime), last_stime = MAX(last_stime, excluded.last_stime)',
+        ).run(from, to);
+        return true;
+      })();
+    }
+    const qr: QueryRunner = this.db.createQueryRunner();
+    try {
+      await qr.connect();
+      // READ COMMITTED: the INSERT ... SELECT takes no gap locks that would hold up the store's inserts
+      await qr.startTransaction('READ COMMITTED');
+      try {
+        const r = await qr.query(cas, casParams, true);
+        if ((r.affected ?? 0) !== 1) { await qr.rollbackTransaction(); return false; }
+        await qr.query(
+          'INSERT INTO fw_traffic_hours (proxy_host, hour, ip, code, tag, count, first_stime, last_stime) ' +
+            'SELECT proxy_host, stime DIV 3600, ip, code, tag, COUNT(*), MIN(stime), MAX(stime) FROM fw_access_log WHERE Id > ? AND Id <= ? GROUP BY proxy_host, stime DIV 3600, ip, code, tag ' +
+            'ON DUPLICATE KEY UPDATE count = count + VALUES(count), first_stime = LEAST(first_stime, VALUES(first_stime)), last_stime = GREATEST(last_stime, VALUES(last_stime))',
+          [from, to],
+        );
+        await qr.commitTransaction();
+        return true;
+      } catch (e) {
+        await qr.rollbackTransaction().catch(() => undefined);
+        throw e;
+      }
+    } finally {
+      await qr.release();
+    }
+  }
+
+  /** Summary hours before the oldest stored line are gone from the raw rows too (retention): removed. */
+  async pruneSummary(): Promise<number> {
+    const [row] = await this.q<{ s: unknown }>('SELECT MIN(stime) AS s FROM fw_access_log');
+    const before = row?.s === null || row?.s === undefined ? Math.floor(nowS() / HOUR) - 1 : Math.floor(Number(row.s) / HOUR);
+    const r = await this.db.createQueryBuilder().delete().from('fw_traffic_hours').where('hour < :before', { before }).execute();
+    return r.affected ?? 0;
+  }
+
+  /** The job (every minute): rollup, then prune. Failures are logged, never thrown. */
+  async scheduledRollup(): Promise<void> {
+    try {
+      await this.rollup();
+      await this.pruneSummary();
+    } catch (e) {
+      this.log.warn(`traffic rollup failed: ${(e as Error).message}`);
+    }
+  }
+}
+
+interface SqliteHandle {
+  prepare(sql: string): { run(...params: unknown[]): { changes: number } };
+  transaction<F extends (...a: never[]) => unknown>(fn: F): F;
+}
+
+/** The `n` addresses with the most hits (ties: by address), without sorting them all. */
+function topN(per: Map<string, Agg>, n: number): Array<[string, Agg]> {
+  const all = [...per];
+  const better = (x: [string, Agg], y: [string, Agg]) => x[1].count > y[1].count || (x[1].count === y[1].count && x[0] < y[0]);
+  if (all.length <= n * 4) return all.sort((x, y) => (better(x, y) ? -1 : better(y, x) ? 1 : 0)).slice(0, n);
+  // threshold: the n-th largest count, by a partial quickselect on the counts
+  const counts = all.map((e) => e[1].count);
+  const k = n - 1;
+  let lo = 0;
+  let hi = counts.length - 1;
+  while (lo < hi) {
+    const pivot = counts[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (counts[i] > pivot) i++;
+      while (counts[j] < pivot) j--;
+      if (i <= j) { [counts[i], counts[j]] = [counts[j], counts[i]]; i++; j--; }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  const threshold = counts[k];
+  return all.filter((e) => e[1].count >= threshold).sort((x, y) => (better(x, y) ? -1 : better(y, x) ? 1 : 0)).slice(0, n);
+}
