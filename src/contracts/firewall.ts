@@ -97,6 +97,8 @@ export const IpStatsArgs = z
     unique_books: z.boolean({ error: 'unique_books must be true or false' }).optional(),
     min_count: int(0, 1_000_000_000, 'Minimum count').optional(),
     like: text('Like', 64).optional(),
+    /** Rows answered, most hits first (default IP_STATS_LIMIT). */
+    limit: int(1, 10_000, 'Limit').optional(),
   })
   .default({});
 export interface IpStat {
@@ -152,4 +154,19 @@ export interface WorkerProxyState {
   last_read: string | null;
   /** Why the last read failed (or what it could not do), null after a good read. */
   last_error: string | null;
+}
+
+/** `firewall.getIpStats` answers at most this many addresses unless `limit` says otherwise. */
+export const IP_STATS_LIMIT = 1000;
+/** `firewall.getFilter`: the traffic screen's filter options (000 §2 /firewall, §5, §9). */
+export interface TrafficFilter {
+  /** Hosts with stored log lines, with the time of the newest (ISO), by name. */
+  hosts: Array<{ host: string; last: string }>;
+  ranges: Array<{ value: number; label: string }>;
+  default_range: number;
+  codes: readonly TrafficCodeFilter[];
+  /** Top buckets (5, 10, 50, 100) and the head of the list (200). */
+  top: readonly number[];
+  head: number;
+  tags: readonly AccessLogTag[];
 }

@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { FirewallModule } from '../modules/firewall/firewall.module.js';
 import { SrvModule } from '../modules/srv/srv.module.js';
 import { FirewallRetentionJob } from './firewall-retention.job.js';
+import { FirewallTrafficJob } from './firewall-traffic.job.js';
 import { FirewallWorkerJob } from './firewall-worker.job.js';
 import { SessionCleanupJob } from './session-cleanup.job.js';
 import { SslCheckJob } from './ssl-check.job.js';
 
 /** Scheduled work; each job a one-line call into a module's service. */
-@Module({ imports: [SrvModule, FirewallModule], providers: [SessionCleanupJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob] })
+@Module({ imports: [SrvModule, FirewallModule], providers: [SessionCleanupJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob] })
 export class JobsModule {}

@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CfgConfigsModule } from '../cfg-configs/cfg-configs.module.js';
 import { SrvModule } from '../srv/srv.module.js';
-import { AccessLogEntity, BlockRuleEntity, FirewallSettingEntity, IpMinuteEntity, IpRuleEntity, LogCursorEntity } from './firewall.entities.js';
+import { AccessLogEntity, BlockRuleEntity, FirewallSettingEntity, IpMinuteEntity, IpRuleEntity, LogCursorEntity, TrafficHourEntity } from './firewall.entities.js';
+import { FirewallController } from './firewall.controller.js';
+import { FirewallTrafficService } from './firewall-traffic.service.js';
 import { FirewallRulesService } from './firewall-rules.service.js';
 import { FirewallSyncService } from './firewall-sync.service.js';
 import { AccessLogStore } from './access-log.store.js';
@@ -13,17 +15,18 @@ import { WhoisService } from './whois.service.js';
 /** Firewall and traffic (000 §2 "Firewall and traffic"): IP rules, block lists, the allowlist. Admin only. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AccessLogEntity, IpMinuteEntity, IpRuleEntity, BlockRuleEntity, LogCursorEntity, FirewallSettingEntity]),
+    TypeOrmModule.forFeature([AccessLogEntity, IpMinuteEntity, IpRuleEntity, BlockRuleEntity, LogCursorEntity, FirewallSettingEntity, TrafficHourEntity]),
     SrvModule,
     CfgConfigsModule,
   ],
   providers: [
-    FirewallRulesService, FirewallSyncService,
+    FirewallRulesService, FirewallSyncService, FirewallTrafficService,
     // the worker: log reads over SSH, parsing in worker threads (closed with the module), storage
     { provide: LogParsePool, useFactory: () => new LogParsePool() }, AccessLogStore, FirewallWorkerService,
     // whois of an address (firewall.getIpWhois): IANA, then the referral, cached a day
     WhoisService,
   ],
-  exports: [FirewallRulesService, FirewallSyncService, FirewallWorkerService, AccessLogStore],
+  controllers: [FirewallController],
+  exports: [FirewallRulesService, FirewallSyncService, FirewallTrafficService, FirewallWorkerService, AccessLogStore],
 })
 export class FirewallModule {}
