@@ -17,6 +17,8 @@ export const MSG = {
   tooManyAttempts: 'Too many failed attempts, try again later',
   sessionRequired: 'Session required: sign in',
   forbidden: 'Forbidden: your role does not allow this',
+  /** A call that never reached the server (the UI's fetch failed: network down, server stopped). */
+  unreachable: 'The console cannot be reached: check the network or whether the server is running',
   registered: 'Account created: an administrator must activate it before you can sign in',
   loginTaken: 'This login is already taken',
   tooManyRegistrations: 'Too many registrations from this address, try again later',

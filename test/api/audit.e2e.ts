@@ -137,7 +137,7 @@ describe(`audit on ${db()}`, () => {
     }
     const names = actions.map((a) => a.name);
     expect(names).toEqual(expect.arrayContaining(['srv.sslCheckAll', 'cron.reload', 'srv.save_server']));
-    expect(names).not.toContain('srv/action.syncIptableRules'); // the old form example: no such method
+    expect(names).not.toContain('srv/action.noSuchThing');
     expect(names).not.toContain('srv.getList'); // a read
     expect(names).not.toContain('srv.clone_srv'); // an alias of srv.clone_server
     expect(actions.find((a) => a.name === 'srv.remove_server_by_id')?.args).toEqual(['Id']);
@@ -152,8 +152,8 @@ describe(`audit on ${db()}`, () => {
         expect({ name: a.name, status: r.env.status }).toEqual({ name: a.name, status: 'rules' });
       }
     }
-    // What the old example named is still refused on save.
-    const old = await t.rpc(admin, 'cfg.saveAppCron', { name: 'old example', cmd: 'path=srv/action|method=syncIptableRules', suspended: 1 });
-    expect(old.env.status).toBe('rules');
+    // A method that is not registered is refused on save.
+    const unknown = await t.rpc(admin, 'cfg.saveAppCron', { name: 'unknown', cmd: 'path=srv/action|method=noSuchThing', suspended: 1 });
+    expect(unknown.env.status).toBe('rules');
   });
 });

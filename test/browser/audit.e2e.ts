@@ -50,6 +50,9 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) expect((await t.rest<Array<{ status: string }>>(admin, 'POST', '', batch)).body.every((e) => e.status === 'ok')).toBe(true);
   const long = await t.rpc(admin, 'srv.save_server', { name: 'long-args', type: 8, ip: '203.0.113.9', sshlogin: LONG.slice(0, 60), cluster_key: 'k-secret-1', unknown_field: LONG });
   expect(long.status).toBeLessThan(500);
+  // A refusal with a long message and long arguments (the widest row an operator meets).
+  const refused = await t.rpc(admin, 'cfg.saveAppCron', { name: `refused ${LONG.slice(0, 100)}`, cmd: `path=srv/action|method=${'noSuchThing'.repeat(8)}|arg=${LONG.slice(0, 200)}` });
+  expect(refused.env.status).toBe('rules');
 }, T);
 
 afterAll(async () => {
@@ -90,11 +93,11 @@ test('at 1280 px every column is within the viewport; a row opens its detail wit
   const fit = await page.evaluate(() => {
     const table = document.querySelector('table.app-table')!;
     const wrap = table.parentElement!;
-    const cells = [...table.querySelectorAll('thead th'), ...table.querySelectorAll('tbody tr:first-child td')];
+    const cells = [...table.querySelectorAll('thead th'), ...table.querySelectorAll('tbody td')];
     return {
       width: innerWidth,
       titles: [...table.querySelectorAll('thead th')].map((th) => th.textContent),
-      outside: cells.filter((c) => c.getBoundingClientRect().right > innerWidth || c.getBoundingClientRect().left < 0).map((c) => c.textContent),
+      outside: [...new Set(cells.filter((c) => c.getBoundingClientRect().right > innerWidth || c.getBoundingClientRect().left < 0).map((c) => table.querySelectorAll('thead th')[(c as HTMLTableCellElement).cellIndex].textContent))],
       scrolls: wrap.scrollWidth > wrap.clientWidth,
       pageScrolls: document.documentElement.scrollWidth > innerWidth,
     };

@@ -11,11 +11,13 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { CRON_LABELS } from '../../src/contracts/cron.js';
+import { CRON_LABELS, type CronAction } from '../../src/contracts/cron.js';
+import { UNSAVED_MESSAGE } from '../../src/ui/kit/useUnsavedPrompt.js';
+import { waitFor } from '../helpers/wait.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { expectNoPageErrors, launchBrowser, loginAs, newPage, openSignedIn, screenshot } from '../helpers/browser.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
+const UI_INDEX = join(process.env.TEST_UI_DIR ?? join(import.meta.dirname, '..', '..', 'dist', 'ui'), 'index.html');
 const T = 90_000;
 
 let t: TestApp;
@@ -192,4 +194,121 @@ test('a role-100 user gets the 403 page and no cron menu item', async () => {
     expect(await page.locator('.app-cron-card, form[aria-label="Cron task"]').count()).toBe(0);
   }
   expect(await page.locator('a[href="/cfg/app_cron"]').count()).toBe(0);
+}, T);
+
+test('the form suggests only the actions that exist (from the registry); a suggested action saves and runs', async () => {
+  const actions = await t.ok<CronAction[]>((await t.session(1)).hash, 'cron.getActions');
+  const page = await adminPage('/cfg/app_cron/add');
+  const form = page.getByRole('form', { name: 'Cron task' });
+  const select = form.getByTestId('cron-action-select');
+  await select.locator('option[value="srv.sslCheckAll"]').waitFor({ state: 'attached' });
+  const offered = (await select.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).filter(Boolean);
+  expect([...offered].sort()).toEqual(actions.map((a) => a.name).sort());
+  // The example in the command field names an action that exists and saves as it is (the one it
+  // showed before named a method that did not exist).
+  const example = actions.find((a) => a.args.length === 0)!;
+  const placeholder = (await form.getByLabel('Command').getAttribute('placeholder')) ?? '';
+  expect(placeholder.startsWith(`${example.cmd} `)).toBe(true);
+
+  // A cmd naming no action of the console is flagged as typed; picking one fills the command.
+  await form.getByLabel('Command').fill('path=srv/action|method=noSuchThing');
+  await form.getByTestId('cron-action-unknown').getByText('srv/action.noSuchThing').waitFor();
+  await select.selectOption('srv.remove_server_by_id');
+  expect(await form.getByLabel('Command').inputValue()).toBe('path=srv|method=remove_server_by_id|arg=Id=');
+  await select.selectOption('srv.sslCheckAll');
+  expect(await form.getByLabel('Command').inputValue()).toBe('path=srv|method=sslCheckAll');
+  expect(await form.getByTestId('cron-action-unknown').count()).toBe(0);
+  await form.getByTestId('cmd-preview').getByText('srv.sslCheckAll').waitFor();
+  await form.getByTestId('cron-action-summary').waitFor();
+
+  await form.getByLabel('Name').fill('SSL sweep');
+  await form.getByLabel('Paused (suspended)').check();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await toast(page, CRON_LABELS.saveOk);
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+  const c = card(page, 'SSL sweep');
+  expect(await c.getByTestId('cmd').textContent()).toBe('path=srv|method=sslCheckAll');
+  await c.getByRole('button', { name: 'Run now' }).click();
+  await c.locator('[data-status="ok"]').waitFor();
+
+  // Editing it shows the action picked.
+  await c.getByRole('link', { name: 'Edit SSL sweep' }).click();
+  await page.waitForURL((u) => u.pathname.startsWith('/cfg/app_cron/edit/'));
+  await page.getByRole('form', { name: 'Cron task' }).getByTestId('cron-action-select').locator('option[value="srv.sslCheckAll"]').waitFor({ state: 'attached' });
+  expect(await page.getByTestId('cron-action-select').inputValue()).toBe('srv.sslCheckAll');
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('button', { name: 'Yes' }).click();
+  await toast(page, CRON_LABELS.deleteOk);
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+}, T);
+
+test('the cron form asks before unsaved edits are lost (links, back, closing the tab), not when nothing changed or after a save', async () => {
+  const page = await adminPage('/cfg/app_cron');
+  const asked: string[] = [];
+  let answer = false;
+  page.on('dialog', (d) => {
+    asked.push(`${d.type()}: ${d.message()}`);
+    void (answer ? d.accept() : d.dismiss());
+  });
+  const form = page.getByRole('form', { name: 'Cron task' });
+  const toAdd = async () => {
+    await page.getByRole('link', { name: CRON_LABELS.addNew }).click();
+    await page.waitForURL((u) => u.pathname === '/cfg/app_cron/add');
+    await form.getByLabel('Name').waitFor();
+  };
+
+  // Nothing typed: leaving asks nothing.
+  await toAdd();
+  await page.getByRole('link', { name: 'Back' }).click();
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+  expect(asked).toEqual([]);
+
+  // Typed: Back asks; Cancel keeps the page and the edits; so does the browser's back button.
+  await toAdd();
+  await form.getByLabel('Name').fill('Draft task');
+  await page.getByRole('link', { name: 'Back' }).click();
+  await waitFor('the question', () => asked.length === 1);
+  expect(asked).toEqual([`confirm: ${UNSAVED_MESSAGE}`]);
+  expect(new URL(page.url()).pathname).toBe('/cfg/app_cron/add');
+  expect(await form.getByLabel('Name').inputValue()).toBe('Draft task');
+  await page.goBack();
+  await waitFor('the second question', () => asked.length === 2);
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron/add'); // the router puts the URL back
+  expect(await form.getByLabel('Name').inputValue()).toBe('Draft task');
+  // Closing the tab asks the browser's own question.
+  await page.close({ runBeforeUnload: true });
+  await waitFor('the close question', () => asked.length === 3);
+  expect(asked[2]).toMatch(/^beforeunload: /);
+  expect(page.isClosed()).toBe(false);
+  // OK leaves, and nothing was saved.
+  answer = true;
+  await page.locator('aside.app-sidebar').getByRole('link', { name: 'Cron' }).click();
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+  expect(asked).toHaveLength(4);
+  expect(await card(page, 'Draft task').count()).toBe(0);
+
+  // A save leaves without asking; an edit screen untouched leaves without asking, changed it asks.
+  answer = false;
+  await toAdd();
+  await form.getByLabel('Name').fill('Saved task');
+  await form.getByLabel('Command').fill('path=srv|method=sslCheckAll');
+  await form.getByLabel('Paused (suspended)').check();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+  await card(page, 'Saved task').getByRole('link', { name: 'Edit Saved task' }).click();
+  await page.waitForURL((u) => u.pathname.startsWith('/cfg/app_cron/edit/'));
+  expect(await form.getByLabel('Name').inputValue()).toBe('Saved task');
+  await page.getByRole('link', { name: 'Back' }).click();
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+  expect(asked).toHaveLength(4);
+  await card(page, 'Saved task').getByRole('link', { name: 'Edit Saved task' }).click();
+  await form.getByLabel('hour').fill('3');
+  await page.getByRole('link', { name: 'Back' }).click();
+  await waitFor('the edit question', () => asked.length === 5);
+  expect(new URL(page.url()).pathname).toMatch(/^\/cfg\/app_cron\/edit\/\d+$/);
+  // Putting the value back makes the form clean again.
+  await form.getByLabel('hour').fill('*');
+  await page.getByRole('link', { name: 'Back' }).click();
+  await page.waitForURL((u) => u.pathname === '/cfg/app_cron');
+  expect(asked).toHaveLength(5);
 }, T);

@@ -20,7 +20,7 @@ import { sha256 } from '../../src/core/crypto/secret-box.js';
 import { ADMIN, startApp, type TestApp } from '../helpers/app.js';
 import { MOBILE, expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot, storageItem } from '../helpers/browser.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
+const UI_INDEX = join(process.env.TEST_UI_DIR ?? join(import.meta.dirname, '..', '..', 'dist', 'ui'), 'index.html');
 const T = 60_000;
 
 let t: TestApp;
@@ -396,4 +396,46 @@ test('kit: confirm dialog labels (Delete, Cencel, Yes, or a custom list) and mod
   const full = (await page.locator('.modal-dialog').boundingBox())!;
   expect(full.width / 1280).toBeGreaterThan(0.93);
   expect(full.width / 1280).toBeLessThanOrEqual(0.951);
+}, T);
+
+test('a network failure says that the console cannot be reached (request aborted, server stopped), never "Failed to fetch"', async () => {
+  const page = await open();
+  await loginAs(page, t.url, ADMIN.login, ADMIN.password);
+  await page.goto(t.url + '/users');
+  await page.locator('table.app-table tbody tr').first().waitFor();
+
+  // Every call to /api fails in the network (what a dropped connection looks like to fetch).
+  await page.route('**/api', (r) => r.abort());
+  await page.getByRole('button', { name: 'Rename' }).first().click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Name').fill('Unreachable Admin');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await page.locator('.app-notify', { hasText: MSG.unreachable }).first().waitFor();
+  expect(await page.locator('.app-notify', { hasText: 'Failed to fetch' }).count()).toBe(0);
+  await dialog.getByLabel('Name').waitFor(); // the dialog stays, with what was typed
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  // A list that cannot load says the same in its alert.
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await page.locator('.alert-danger', { hasText: MSG.unreachable }).waitFor();
+  await page.unroute('**/api');
+  await page.getByRole('button', { name: 'Retry' }).click();
+  await page.locator('.alert-danger').waitFor({ state: 'detached' });
+
+  // The server itself stopped: the same message.
+  const t2 = await startApp({ CRON_ENABLED: '0' });
+  let running = true;
+  const stopped = await newPage(browser, { collectErrors: false }); // the socket's failed reconnects are logged, as they should be
+  try {
+    await loginAs(stopped, t2.url, ADMIN.login, ADMIN.password);
+    await stopped.goto(t2.url + '/audit');
+    await stopped.locator('table.app-table tbody tr').first().waitFor();
+    await t2.close();
+    running = false;
+    await stopped.getByRole('button', { name: 'Refresh' }).click();
+    await stopped.locator('.alert-danger', { hasText: MSG.unreachable }).waitFor();
+  } finally {
+    await stopped.context().close();
+    if (running) await t2.close();
+  }
 }, T);

@@ -67,7 +67,7 @@ const timeout = (): TimeoutEnvelope => ({ status: TIMEOUT_STATUS, message: TIMEO
  * fetch' in Chromium, 'NetworkError when attempting…' in Firefox): the network is down, the server
  * is stopped, or the connection broke before the answer arrived.
  */
-export const UNREACHABLE_MESSAGE = 'The console cannot be reached: check the network or whether the server is running';
+export const UNREACHABLE_MESSAGE = MSG.unreachable;
 
 /**
  * One HTTP call under /api. Never throws: resolves to the parsed JSON body (an envelope or, for the
