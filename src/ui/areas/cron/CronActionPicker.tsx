@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import Form from 'react-bootstrap/Form';
 import { actionName, parseCronCmd, type CronAction } from '../../../contracts/cron.js';
 import { useRpc } from '../../api/hooks.js';
+import { plural } from '../../kit/format.js';
 import './api.js';
 
 const HTTP_EXAMPLE = 'curl=https://example.com/hook|method=POST|arg=a=1&&b=2';
@@ -59,7 +60,7 @@ export function CronActionPicker({ actions, error, cmd, onPick }: { actions: Cro
         }}
         data-testid="cron-action-select"
       >
-        <option value="">{actions ? `Choose one of ${actions.length} actions to fill the command…` : error ? 'The actions could not be loaded' : 'Loading the actions…'}</option>
+        <option value="">{actions ? `Choose one of ${plural(actions.length, 'action')} to fill the command…` : error ? 'The actions could not be loaded' : 'Loading the actions…'}</option>
         {groups.map(([path, list]) => (
           <optgroup key={path} label={path}>
             {list.map((a) => (
