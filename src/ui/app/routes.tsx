@@ -39,4 +39,8 @@ export const routes: AppRoute[] = [
   { path: '/cfg/app_cron', element: lazyPage(() => import('../areas/cron/CronListPage.js')) },
   { path: '/cfg/app_cron/add', element: lazyPage(() => import('../areas/cron/CronEditPage.js')), title: 'Add new job' },
   { path: '/cfg/app_cron/edit/:Id', element: lazyPage(() => import('../areas/cron/CronEditPage.js')), title: 'Cron task' },
+  { path: '/firewall', element: lazyPage(() => import('../areas/firewall/TrafficPage.js')) },
+  { path: '/firewall/processing_logs', element: lazyPage(() => import('../areas/firewall/IpStatsPage.js')) },
+  { path: '/firewall/iptables_rules', element: lazyPage(() => import('../areas/firewall/IpRulesPage.js')) },
+  { path: '/firewall/iptables_block_list', element: lazyPage(() => import('../areas/firewall/BlockListPage.js')) },
 ];

@@ -7,7 +7,7 @@ import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
 import { MSG } from '../../../contracts/messages.js';
 import {
-  BALANCE_ROLES, DATA_TYPE, PROXY_TYPE, SERVER_TYPES, SSH_DEFAULT_PORT, ServerSaveArgs, WEB_CLUSTER_TYPE, WEB_TYPE, type ServerView,
+  BALANCE_ROLES, DATA_TYPE, DEFAULT_NGINX_LOG, PROXY_TYPE, SERVER_TYPES, SSH_DEFAULT_PORT, ServerSaveArgs, WEB_CLUSTER_TYPE, WEB_TYPE, type ServerView,
 } from '../../../contracts/srv.js';
 import { rpc } from '../../api/rpc.js';
 import { AppModal } from '../../kit/AppModal.js';
@@ -38,6 +38,7 @@ interface FormState {
   balance_memcache: string;
   balance_web: boolean;
   read_nginx_log_firewall: boolean;
+  nginx_log: string;
 }
 
 const fromServer = (s: ServerView | null, defaults: Partial<ServerView> = {}): FormState => ({
@@ -62,6 +63,7 @@ const fromServer = (s: ServerView | null, defaults: Partial<ServerView> = {}): F
   balance_memcache: String(s?.balance_memcache ?? 0),
   balance_web: (s?.balance_web ?? 0) === 1,
   read_nginx_log_firewall: (s?.read_nginx_log_firewall ?? 0) === 1,
+  nginx_log: s?.nginx_log ?? DEFAULT_NGINX_LOG,
 });
 
 function toPayload(f: FormState, Id?: number): ServerSaveInput {
@@ -82,6 +84,8 @@ function toPayload(f: FormState, Id?: number): ServerSaveInput {
     read_nginx_log_firewall: f.read_nginx_log_firewall ? 1 : 0,
   };
   if (Id) p.Id = Id;
+  // the access log the firewall worker reads: proxies only
+  if (p.type === PROXY_TYPE) p.nginx_log = f.nginx_log.trim();
   if (f.sshpass_clear) p.sshpass_clear = true;
   else if (f.sshpass) p.sshpass = f.sshpass;
   if (f.private_key_clear) p.private_key_clear = true;
@@ -214,6 +218,12 @@ export function ServerEditDialog({ target, parents, onClose, onSaved }: ServerEd
           {type === PROXY_TYPE && <Col sm={4}><SwitchField name="read_nginx_log_firewall" label="Firewall log" checked={f.read_nginx_log_firewall} onChange={(v) => set('read_nginx_log_firewall', v)} className="mb-2" /></Col>}
           {type === DATA_TYPE && <Col sm={3}><TextField name="number_in_nginx" label="Number in nginx" type="number" min={0} value={f.number_in_nginx} onChange={(v) => set('number_in_nginx', v)} error={errs.of('number_in_nginx')} /></Col>}
         </Row>
+        {type === PROXY_TYPE && (
+          <TextField
+            name="nginx_log" label="Nginx log" value={f.nginx_log} onChange={(v) => set('nginx_log', v)} error={errs.of('nginx_log')}
+            help="The access log the firewall worker reads on this proxy (when Firewall log is on)." placeholder={DEFAULT_NGINX_LOG} maxLength={255}
+          />
+        )}
         {type === WEB_CLUSTER_TYPE && (
           <Row className="g-2">
             <Col sm={8}>

@@ -26,6 +26,7 @@ export interface ServerSaveInput {
   balance_memcache?: number;
   balance_web?: number;
   read_nginx_log_firewall?: number;
+  nginx_log?: string;
 }
 
 declare module '../../api/rpc.js' {

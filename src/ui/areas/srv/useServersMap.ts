@@ -7,6 +7,8 @@ import { errorText } from '../../api/http.js';
 import { rpc } from '../../api/rpc.js';
 import { useSocketEvent, useSocketStatus } from '../../api/socket.js';
 import { notify } from '../../kit/notify.js';
+import { FW_MESSAGES } from '../../../contracts/firewall-rules.js';
+import { runSyncAndNotify } from '../firewall/sync.js';
 import './api.js';
 
 /** Replaces one server in the map, keeping every other object as it was (memoised rows stay put). */
@@ -59,7 +61,7 @@ export function useLiveReload(reload: () => void) {
 
 /**
  * The map and its switches: a switch saves {Id, field} alone (000 §4, §7), optimistically, and goes
- * back if the save fails. Live: another operator's change (`srv.changed`) re-reads the map and the
+ * back if the save fails. The firewall-log switch of a proxy then runs the iptables sync. Live: another operator's change (`srv.changed`) re-reads the map and the
  * upstream preview; a status switch shows at once.
  */
 export function useServersMap() {
@@ -82,7 +84,11 @@ export function useServersMap() {
       map.setData((m) => (m ? patchMap(m, s.Id, { [field]: value }) : m));
       try {
         await rpc('srv.save_server', { Id: s.Id, [field]: value });
-        notify.success(MSG.saveServerOk);
+        if (field === 'read_nginx_log_firewall') {
+          // 000 §4, §8: the firewall flag answers Run / STOP, then the iptables sync runs and answers OK / ERROR
+          notify.success(on ? FW_MESSAGES.firewallRun : FW_MESSAGES.firewallStop);
+          void runSyncAndNotify();
+        } else notify.success(MSG.saveServerOk);
         if (field === 'balance_web' || (field === 'status' && s.balance_web)) void upstream.reload();
       } catch (e) {
         map.setData((m) => (m ? patchMap(m, s.Id, { [field]: before }) : m));
