@@ -49,6 +49,7 @@ export const UserSaveArgs = z.object({
   password: passwordField.optional(),
 });
 export type UserSaveArgs = z.infer<typeof UserSaveArgs>;
+export const UserRemoveArgs = z.object({ uid: id('uid') });
 
 export const ListArgs = z
   .object({

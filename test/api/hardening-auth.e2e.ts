@@ -119,7 +119,7 @@ describe(`registration: JSON from this site, throttled, capped (${DB})`, () => {
   afterAll(async () => { await t?.close(); });
 
   const pending = async () => {
-    const r = await t.ok<{ list: Array<{ active: number; login: string }> }>(admin, 'user.getList', { limit: 500 });
+    const r = await t.ok<{ list: Array<{ uid: number; active: number; login: string }> }>(admin, 'user.getList', { limit: 500 });
     return r.list.filter((u) => u.active === 0);
   };
 
@@ -189,5 +189,16 @@ describe(`registration: JSON from this site, throttled, capped (${DB})`, () => {
     const list = await t.ok<{ list: Array<{ uid: number; login: string }> }>(admin, 'user.getList', { limit: 500 });
     await t.ok(admin, 'user.save', { uid: list.list.find((u) => u.login === 'pending0')!.uid, active: 1 });
     expect((await c.register('one-too-many', '10.3.0.1')).status).toBe(200);
+    // Full again: removing a junk pending account (audited, never one's own) makes room too.
+    expect((await c.register('junk-after', '10.3.0.2')).status).toBe(403);
+    const junk = (await pending()).find((u) => u.login === 'pending1')!;
+    expect(await t.ok(admin, 'user.remove', { uid: junk.uid })).toEqual({ message: 'Delete ok!' });
+    expect((await pending()).some((u) => u.login === 'pending1')).toBe(false);
+    expect((await c.register('junk-after', '10.3.0.2')).status).toBe(200);
+    const me = await t.ok<{ uid: number }>(admin, 'user.me');
+    expect((await t.rpc(admin, 'user.remove', { uid: me.uid })).env).toMatchObject({ status: 'rules', message: 'You cannot remove your own account' });
+    expect((await t.rpc(admin, 'user.remove', { uid: 999999 })).env).toMatchObject({ code: 404 });
+    const audit = await t.ok<{ list: Array<{ method: string; target: string | null }> }>(admin, 'audit.getList', { method: 'user.remove', limit: 10 });
+    expect(audit.list.some((r) => r.target?.includes('pending1'))).toBe(true);
   });
 });

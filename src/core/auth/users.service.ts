@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { ListArgs, UserSaveArgs, type Paged, type UserView } from '../../contracts/auth.js';
+import { ListArgs, UserRemoveArgs, UserSaveArgs, type Paged, type UserView } from '../../contracts/auth.js';
+import { MSG } from '../../contracts/messages.js';
 import { Role } from '../../contracts/roles.js';
 import { Rpc, type RpcContext } from '../rpc/rpc.decorator.js';
 import { auditTarget } from '../audit/audit-target.js';
@@ -52,6 +53,17 @@ export class UsersService {
     else if (patch.password_hash) await this.auth.endSessions(user.uid, 'password');
     else if (after.role !== user.role || after.name !== user.name) this.sockets.userChanged(user.uid, after.role, after.name);
     return toUserView(after);
+  }
+
+  @Rpc('user.remove', { role: Role.admin, write: true, input: UserRemoveArgs, summary: "{uid}: removes an account (e.g. a junk pending registration); its sessions end at once; not your own" })
+  async remove(a: z.output<typeof UserRemoveArgs>, ctx: RpcContext): Promise<{ message: string }> {
+    const user = await this.users.findOne({ where: { uid: a.uid } });
+    if (!user) throw notFound(`User ${a.uid} not found`);
+    auditTarget('user', user.login, user.uid);
+    if (user.uid === ctx.actor.uid) throw badRequest('You cannot remove your own account', { uid: 'You cannot remove your own account' });
+    await this.auth.endSessions(user.uid, 'deactivated');
+    await this.users.delete({ uid: user.uid });
+    return { message: MSG.deleteOk };
   }
 
   @Rpc('user.me', { role: Role.user, summary: 'The signed-in user' })

@@ -14,6 +14,7 @@ import { asEnvelope, httpCall, unwrap, type CallOptions, type Result } from './h
 export interface RpcMethods {
   'user.me': { args: void; result: UserView };
   'user.getList': { args: { page?: number; limit?: number }; result: Paged<UserView> };
+  'user.remove': { args: { uid: number }; result: { message: string } };
   'user.save': { args: { uid: number; active?: 0 | 1 | boolean; role?: number; name?: string; password?: string }; result: UserView };
   'audit.getList': {
     /** from/to: 'YYYY-MM-DD' (a whole UTC day) or an ISO date-time with a zone; both inclusive. */

@@ -10,6 +10,7 @@ import { Role, ROLE_NAMES } from '../../../contracts/roles.js';
 import { useRpc, useSession } from '../../api/hooks.js';
 import { rpc } from '../../api/rpc.js';
 import { AppModal } from '../../kit/AppModal.js';
+import { ConfirmButton } from '../../kit/ConfirmButton.js';
 import { TextField, useFieldErrors, validate } from '../../kit/fields.js';
 import { fmtDateTime } from '../../kit/format.js';
 import { PageTitle } from '../../kit/PageTitle.js';
@@ -90,6 +91,10 @@ export default function UsersPage() {
     return r;
   };
 
+  const remove = async (u: UserView) => {
+    if (await run(() => rpc('user.remove', { uid: u.uid }), MSG.deleteOk)) await list.reload();
+  };
+
   const open = (kind: 'rename' | 'password', user: UserView) => {
     errs.clear();
     setName(user.name);
@@ -158,9 +163,18 @@ export default function UsersPage() {
           <Button size="sm" variant="outline-secondary" className="me-1" onClick={() => open('rename', u)}>
             Rename
           </Button>
-          <Button size="sm" variant="outline-secondary" onClick={() => open('password', u)}>
+          <Button size="sm" variant="outline-secondary" className="me-1" onClick={() => open('password', u)}>
             Password
           </Button>
+          {u.uid !== session?.uid && (
+            <ConfirmButton
+              size="sm"
+              variant="outline-danger"
+              title={`Remove ${u.login}`}
+              text={`Remove the account ${u.login}? Its sessions end at once; this cannot be undone.`}
+              onConfirm={() => remove(u)}
+            />
+          )}
         </>
       ),
     },
