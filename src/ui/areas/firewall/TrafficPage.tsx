@@ -83,8 +83,8 @@ function Codes({ codes }: { codes: Record<string, number> }) {
 }
 
 /** One address of the IP list: count, first / last seen, status codes, rule, OK / BAD / Whois. Room is kept for the neural score and marks (next issue). */
-function IpRow({ r, selected, newest, onOpen, onOk, onBad, onWhois, busy }: {
-  r: TrafficIp; selected: boolean; newest?: TrafficRow; onOpen: () => void; onOk: () => void; onBad: () => Promise<unknown>; onWhois: () => void; busy: boolean;
+function IpRow({ r, selected, compact, newest, onOpen, onOk, onBad, onWhois, busy }: {
+  r: TrafficIp; selected: boolean; compact: boolean; newest?: TrafficRow; onOpen: () => void; onOk: () => void; onBad: () => Promise<unknown>; onWhois: () => void; busy: boolean;
 }) {
   return (
     <tr data-ip={r.ip} className={selected ? 'table-active' : undefined}>
@@ -93,8 +93,8 @@ function IpRow({ r, selected, newest, onOpen, onOk, onBad, onWhois, busy }: {
         {newest && <div className="small text-secondary text-truncate app-fw-newest" title={newest.url}>{newest.code} {newest.url}</div>}
       </td>
       <td className="text-end" data-label="Count">{fmtNumber(r.count)}</td>
-      <td className="small text-nowrap d-none d-md-table-cell">{fmtDateTime(r.first)}</td>
-      <td className="small text-nowrap d-none d-md-table-cell">{fmtDateTime(r.last)}</td>
+      {!compact && <td className="small text-nowrap d-none d-md-table-cell">{fmtDateTime(r.first)}</td>}
+      {!compact && <td className="small text-nowrap d-none d-md-table-cell">{fmtDateTime(r.last)}</td>}
       <td><Codes codes={r.codes} /></td>
       <td data-label="Rule"><RuleBadge status={r.rule} /></td>
       <td className="text-nowrap">
@@ -120,6 +120,7 @@ function IpDetail({ r, query, tag, preloaded, onTag, onBan, onAllow, onWhois, bu
     { enabled: !!tag || !preloaded },
   );
   const rows = tag || !preloaded ? own.data : preloaded;
+  const mobile = useIsMobile();
   const tagCounts = r.tags;
   return (
     <div className="app-card app-fw-detail" data-testid="ip-detail" data-ip={r.ip}>
@@ -143,19 +144,35 @@ function IpDetail({ r, query, tag, preloaded, onTag, onBan, onAllow, onWhois, bu
       </div>
       {own.error && <ErrorAlert error={own.error} onRetry={() => void own.reload()} />}
       {!rows && !own.error && <Loading />}
-      {rows && (
+      {rows && mobile && (
+        <ul className="list-unstyled mb-0 small app-fw-rows-list" data-testid="log-rows">
+          {rows.map((l, i) => (
+            <li key={i} data-tag={l.tag} className="border-bottom py-1">
+              <div className="d-flex gap-2 align-items-center">
+                <Badge bg={codeVariant(String(l.code))} text={String(l.code).startsWith('4') ? 'dark' : undefined}>{l.code}</Badge>
+                <span className="text-nowrap">{fmtDateTime(l.time)}</span>
+                <span className="app-mono text-secondary ms-auto">{l.proxy_addr}</span>
+              </div>
+              <div className="text-break">{l.method && <span className="text-secondary">{l.method} </span>}{l.url}</div>
+              {l.ref && <div className="text-break text-secondary">{l.ref}</div>}
+            </li>
+          ))}
+          {!rows.length && <li className="text-secondary">No rows{tag ? ` tagged ${tag}` : ''}.</li>}
+        </ul>
+      )}
+      {rows && !mobile && (
         <div className="table-responsive">
           <Table size="sm" striped className="mb-0 small app-fw-rows" data-testid="log-rows">
             <thead className="table-light">
-              <tr><th style={{ width: 150 }}>time</th><th>proxy_addr</th><th>url</th><th>ref</th><th style={{ width: 56 }}>code</th></tr>
+              <tr><th>time</th><th>proxy_addr</th><th>url</th><th>ref</th><th style={{ width: 56 }}>code</th></tr>
             </thead>
             <tbody>
               {rows.map((l, i) => (
                 <tr key={i} data-tag={l.tag}>
-                  <td className="text-nowrap">{fmtDateTime(l.time)}</td>
+                  <td className="text-nowrap" title={fmtDateTime(l.time)}>{fmtDateTime(l.time).slice(5)}</td>
                   <td className="app-mono">{l.proxy_addr}</td>
-                  <td className="text-break app-fw-url" title={l.agent}>{l.method && <span className="text-secondary">{l.method} </span>}{l.url}</td>
-                  <td className="text-break app-fw-url">{l.ref}</td>
+                  <td className="app-fw-url" title={l.agent}>{l.method && <span className="text-secondary">{l.method} </span>}{l.url}</td>
+                  <td className="app-fw-ref text-truncate" title={l.ref}>{l.ref}</td>
                   <td><Badge bg={codeVariant(String(l.code))} text={String(l.code).startsWith('4') ? 'dark' : undefined}>{l.code}</Badge></td>
                 </tr>
               ))}
@@ -327,25 +344,26 @@ export default function TrafficPage() {
               ) : (
                 <Row className="g-3">
                   {showList && (
-                    <Col xs={12} xl={open ? 6 : 12}>
+                    <Col xs={12} xl={open ? 7 : 12}>
                       <div className="app-card">
                         <Pager page={page} count={list.length} limit={IP_LIST_PAGE} onPage={setPage} className="mb-2" />
                         <div className="table-responsive">
-                          <Table size="sm" hover className="align-middle mb-2 app-fw-ips" data-testid="ip-list">
+                          <Table size="sm" hover className={`align-middle mb-2 app-fw-ips ${open ? 'app-fw-ips-compact' : ''}`} data-testid="ip-list">
                             <thead className="table-light">
                               <tr>
-                                <th>IP</th><th className="text-end">Count</th><th className="d-none d-md-table-cell">First</th><th className="d-none d-md-table-cell">Last</th>
+                                <th>IP</th><th className="text-end">Count</th>
+                                {!open && <><th className="d-none d-md-table-cell">First</th><th className="d-none d-md-table-cell">Last</th></>}
                                 <th>Codes</th><th>Rule</th><th />
                               </tr>
                             </thead>
                             <tbody>
                               {items.map((it) => it.kind === 'group' ? (
                                 <tr key={it.key} className="table-secondary app-fw-group" data-group={it.group!.name}>
-                                  <td colSpan={7} className="small fw-semibold">{it.group!.name} · {plural(it.group!.ips, 'address', 'addresses')} · {plural(it.group!.count, 'request')}</td>
+                                  <td colSpan={open ? 5 : 7} className="small fw-semibold">{it.group!.name} · {plural(it.group!.ips, 'address', 'addresses')} · {plural(it.group!.count, 'request')}</td>
                                 </tr>
                               ) : (
                                 <IpRow
-                                  key={it.key} r={it.ip!} selected={it.ip!.ip === url.ip} newest={preload.rows.get(it.ip!.ip)?.[0]} busy={actions.busy}
+                                  key={it.key} r={it.ip!} selected={it.ip!.ip === url.ip} compact={!!open} newest={preload.rows.get(it.ip!.ip)?.[0]} busy={actions.busy}
                                   onOpen={() => openIp(it.ip!.ip)} onOk={() => void actions.allow(it.ip!.ip)} onBad={() => actions.ban(it.ip!.ip)} onWhois={() => setWhois(it.ip!.ip)}
                                 />
                               ))}
@@ -356,7 +374,7 @@ export default function TrafficPage() {
                       </div>
                     </Col>
                   )}
-                  {open && <Col xs={12} xl={6}>{detail}</Col>}
+                  {open && <Col xs={12} xl={5}>{detail}</Col>}
                 </Row>
               )}
               {url.ip && !open && report.data.list.length > 0 && (
