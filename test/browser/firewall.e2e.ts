@@ -11,7 +11,9 @@
  *   allowlisted address in it is reported;
  * - the firewall toggle of a proxy on the server map answers Run / STOP, then the sync's OK / ERROR
  *   (a dead proxy named); the proxy's nginx_log is edited in the server dialog;
- * - at 390 px the open address has the bottom bar (Ok, Bad, Blok, Back).
+ * - at 390 px the open address has the bottom bar (Ok, Bad, Blok, Back);
+ * - IP statistics filter by domain, minimum count and unique books, in the URL;
+ * - the worker bar: switch, Run now with each proxy's result, Sync now's dry-run preview, then Apply.
  */
 /// <reference lib="dom" />
 import { existsSync } from 'node:fs';
@@ -337,4 +339,60 @@ test('390 px: an open address has the bottom bar Ok, Bad, Blok, Back on screen; 
   await page.locator('[data-testid="ip-list"]').waitFor();
   expect(await bar.count()).toBe(0);
   expect(new URL(page.url()).searchParams.get('ip')).toBeNull();
+}, T);
+
+test('IP statistics: domain and minimum count filter, unique books keep the readers of 5 books; the filter survives a reload', async () => {
+  const page = await signedIn('/firewall/processing_logs');
+  const form = page.getByRole('form', { name: 'IP statistics filter' });
+  const ips = () => page.locator('.app-ptable tbody tr td:first-child').allInnerTexts();
+  await form.getByLabel('Domain').fill('shop.example');
+  await form.getByLabel('Min count').fill('5');
+  await form.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForURL((u) => u.searchParams.get('host') === 'shop.example' && u.searchParams.get('min') === '5');
+  await page.waitForFunction(() => document.querySelectorAll('.app-ptable tbody tr').length === 2);
+  expect(await ips()).toEqual(['203.0.113.7', '198.51.100.20']);
+
+  await form.getByLabel(/^Unique books/).check();
+  await form.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForURL((u) => u.searchParams.get('books') === '1');
+  await page.waitForFunction(() => document.querySelectorAll('.app-ptable tbody tr').length === 1);
+  expect(await page.locator('.app-ptable tbody tr').first().locator('td').allInnerTexts()).toEqual(['203.0.113.7', '12', '5', expect.any(String)]);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('.app-ptable tbody tr').length === 1);
+  expect(await form.getByLabel(/^Unique books/).isChecked()).toBe(true);
+  expect(await form.getByLabel('Min count').inputValue()).toBe('5');
+}, T);
+
+test('worker bar: the switch persists, Run now shows each proxy, Sync now previews (dry run) then applies and names the failing proxy', async () => {
+  const [dead1] = (await ok<Array<{ Id: number; name: string }>>('srv.getList', { type: 1 })).filter((s) => s.name === 'proxy-dead');
+  await ok('srv.save_server', { Id: dead1.Id, status: 1, read_nginx_log_firewall: 1 });
+  const page = await signedIn('/firewall/iptables_rules');
+  const bar = page.getByTestId('fw-controls');
+  await bar.getByText('Last run: never').waitFor();
+  await bar.getByLabel(/^Firewall worker/).check();
+  await toast(page, 'Firewall worker is on');
+  expect((await ok<{ status: number }>('firewall.getWorkerStatus')).status).toBe(1);
+  await ok('firewall.setWorkerStatus', { status: 0 }); // no scheduled runs meanwhile (CRON_ENABLED=0 anyway)
+  await page.reload();
+  expect(await bar.getByLabel(/^Firewall worker/).isChecked()).toBe(false);
+
+  await bar.getByRole('button', { name: 'Run now' }).click();
+  const dialog = page.getByRole('dialog');
+  const results = dialog.getByTestId('worker-results');
+  await results.waitFor();
+  expect(await results.locator('tbody tr', { hasText: 'proxy-dead' }).getAttribute('class')).toContain('table-danger');
+  await dialog.locator('.modal-footer').getByRole('button', { name: 'Close' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.waitForFunction(() => !document.querySelector('[data-testid="fw-last-run"]')?.textContent?.includes('never'));
+
+  const before = (await ok<{ list: IpRuleView[] }>('firewall.getIpRules', { limit: 500 })).list;
+  await bar.getByRole('button', { name: 'Sync now' }).click();
+  await dialog.getByText('Dry run: what each proxy would get. Nothing has changed yet.').waitFor();
+  const node = dialog.locator('[data-testid="sync-nodes"] tr[data-node="proxy-dead"]');
+  await node.waitFor();
+  expect(await node.getAttribute('class')).toContain('table-danger');
+  expect((await ok<{ list: IpRuleView[] }>('firewall.getIpRules', { limit: 500 })).list).toEqual(before);
+  await dialog.getByRole('button', { name: 'Apply' }).click();
+  await toast(page, /^Iptables sync ERROR!!! proxy-dead: /);
+  await dialog.getByText('Iptables sync', { exact: true }).waitFor();
 }, T);
