@@ -95,6 +95,58 @@ function parseHeader(line: string): Header {
   throw new Error(`unexpected answer from the log read: ${line.slice(0, 200)}`);
 }
 
+/**
+ * Bytes of one log, in order, to stored batches: gathers what arrives (SSH packets of a few KiB) into
+ * chunks of `chunkBytes`, parses each in the worker pool and hands the batch to `commit` with the
+ * offset after its last whole line, one chunk at a time (back-pressure: `push` answers a promise while
+ * a chunk is being parsed and stored). The unfinished last line stays in the parse state: `flush()` at
+ * the end of a read leaves it for the next read; `finish()` takes it as the file's last line.
+ */
+export class LogIngest {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private state: LogParseState;
+
+  constructor(
+    private readonly pool: LogParsePool,
+    private readonly chunkBytes: number,
+    startOffset: number,
+    private readonly commit: (batch: LogBatch, offset: number) => Promise<void>,
+  ) {
+    this.state = initialParseState(startOffset);
+  }
+
+  /** The offset after the last whole line handed to `commit`. */
+  get offset(): number {
+    return this.state.offset;
+  }
+
+  push(d: Buffer): Promise<void> | void {
+    this.parts.push(d);
+    this.size += d.length;
+    if (this.size >= this.chunkBytes) return this.flush();
+  }
+
+  /** Parses and commits what has been gathered (its unfinished last line stays for later). */
+  async flush(): Promise<void> {
+    if (!this.size) return;
+    const chunk = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.size);
+    this.parts = [];
+    this.size = 0;
+    const r = await this.pool.parse(chunk, this.state);
+    this.state = r.state;
+    await this.commit(r.batch, r.state.offset);
+  }
+
+  /** End of a file that will not grow: flushes, then its unfinished last line goes to `last` (with the offset past the end). */
+  async finish(last: (batch: LogBatch, offset: number) => Promise<void>): Promise<void> {
+    await this.flush();
+    const r = await this.pool.finish(this.state);
+    this.state = r.state;
+    await last(r.batch, r.state.offset);
+  }
+}
+
 /** One proxy's read in one run: what it stored, and where its cursor stands. */
 interface ProxyRead {
   p: ServerView;
@@ -301,25 +353,12 @@ export class FirewallWorkerService {
   private async stream(r: ProxyRead, file: string, inode: string, finishTo: CursorAt | null): Promise<Header> {
     const from = r.cursor.pos;
     const command = readCommand(file, inode, from, r.budget);
-    const chunkBytes = this.store.chunkBytes;
     let header: Header | null = null;
     let head: Buffer = Buffer.alloc(0);
-    let parts: Buffer[] = [];
-    let size = 0;
     let received = 0;
-    let state: LogParseState = initialParseState(from);
     // While a rotated copy (copytruncate) is finished the cursor keeps naming the live log's inode.
     const cursorInode = () => (finishTo ? r.cursor.inode : header?.kind === 'read' ? header.inode : inode);
-
-    const flush = async () => {
-      if (!size) return;
-      const chunk = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
-      parts = [];
-      size = 0;
-      const parsed = await this.pool.parse(chunk, state);
-      state = parsed.state;
-      await this.commit(r, parsed.batch, { inode: cursorInode(), pos: state.offset, path: r.path });
-    };
+    const ingest = new LogIngest(this.pool, this.store.chunkBytes, from, (batch, pos) => this.commit(r, batch, { inode: cursorInode(), pos, path: r.path }));
     const take = (d: Buffer): Promise<void> | void => {
       if (!header) {
         head = head.length ? Buffer.concat([head, d]) : d;
@@ -333,9 +372,7 @@ export class FirewallWorkerService {
         if (!d.length) return;
       }
       received += d.length;
-      parts.push(d);
-      size += d.length;
-      if (size >= chunkBytes) return flush();
+      return ingest.push(d);
     };
     // never throw from the stream's data handler: a rejected promise ends the command with the error
     const onStdout = (d: Buffer): Promise<void> | void => {
@@ -354,15 +391,13 @@ export class FirewallWorkerService {
       if (res.code !== 0) throw new Error(`the log read on ${r.p.name} exited with ${res.code ?? res.signal}: ${res.stderr.trim().slice(0, 300)}`);
       const h = header as Header | null; // set by the data handler
       if (!h) throw new Error('no answer from the log read');
-      await flush();
+      await ingest.flush();
       message = `exit 0, ${received} bytes`;
       if (h.kind === 'read') {
         r.budget -= received;
         // a rotated file read to its end: its last line (no newline after it) counts, and the cursor moves on
         if (finishTo && received === h.n && from + received === h.size) {
-          const last = await this.pool.finish(state);
-          state = last.state;
-          await this.commit(r, last.batch, { ...finishTo, path: r.path });
+          await ingest.finish((batch) => this.commit(r, batch, { ...finishTo, path: r.path }));
         }
       }
       return h;
