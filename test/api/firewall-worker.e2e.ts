@@ -442,6 +442,9 @@ describe(`firewall worker: a dead proxy, the switch, the socket channel, a resta
     expect(Number(left[0].minute)).toBe(minuteOf(Math.floor(fresh.getTime() / 1000)));
     // the worker's own entries are recent: kept
     expect(await counts(plain.ip)).toEqual(expected());
+    // the job runs it on this app (CRON_ENABLED=1, the lease): nothing left to remove
+    expect(await t.app.get(FirewallRetentionJob).run()).toEqual({ entries: 0, counters: 0 });
+    expect(await rows()).toBe(1);
   });
 
   test('FIREWALL_LOG_RETENTION_HOURS: default 72, validated at start', () => {
