@@ -75,17 +75,84 @@ export function rangeContains(range: [ipaddr.IPv4 | ipaddr.IPv6, number], ip: st
 }
 
 /** A sort key that orders addresses numerically, IPv4 before IPv6 (10.0.0.9 before 10.0.0.10). */
+const hex2 = (n: number) => (n < 16 ? '0' : '') + n.toString(16);
+
+/**
+ * A dotted quad in normal form (no leading zeros, octets up to 255) as its 32-bit number, else -1: the
+ * fast path for the plain addresses that make up most of a deny set (no regular expression, no object).
+ */
+export function plainV4(s: string): number {
+  let n = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      n = n * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+      continue;
+    }
+    if (c < 48 || c > 57 || (digits > 0 && octet === 0)) return -1;
+    octet = octet * 10 + (c - 48);
+    if (++digits > 3 || octet > 255) return -1;
+  }
+  return dots === 3 && digits > 0 ? n * 256 + octet : -1;
+}
 export function addressSortKey(s: string): string {
   const [first, ...rest] = s.split(' '); // '10.0.0.5 nomatch' sorts as 10.0.0.5
+  // a plain dotted quad (most of a deny set) without parsing it through ipaddr.js
+  const n = plainV4(first);
+  if (n >= 0) return `0|${n.toString(16).padStart(8, '0')}|032|${rest.join(' ')}`;
   const r = parseRange(first);
   if (!r) return `9|${s}`;
   const bytes = r.range[0].toByteArray().map((b) => b.toString(16).padStart(2, '0')).join('');
   return `${r.range[0].kind() === 'ipv4' ? 0 : 1}|${bytes}|${String(r.range[1]).padStart(3, '0')}|${rest.join(' ')}`;
 }
 export const compareAddresses = (a: string, b: string) => (addressSortKey(a) < addressSortKey(b) ? -1 : addressSortKey(a) > addressSortKey(b) ? 1 : 0);
-/** The same order for long lists: each key computed once (50,000 addresses sort in milliseconds, not seconds). */
+/**
+ * The same order for long lists (a deny set of 50,000): plain dotted quads are sorted as numbers, the
+ * other IPv4 entries (ranges, `nomatch` holes) by (address, prefix, rest) and merged in, IPv6 and the
+ * rest by their keys after them.
+ */
 export function sortAddresses(list: Iterable<string>): string[] {
-  return [...list].map((s) => [addressSortKey(s), s] as const).sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map((x) => x[1]);
+  const all = [...list];
+  // plain quads: number * 2^20 + position, sorted as float64 (exact below 2^53), the strings taken back by position
+  const keys = new Float64Array(all.length);
+  let k = 0;
+  const v4: Array<[number, number, string, string]> = [];
+  const other: Array<[string, string]> = [];
+  for (let i = 0; i < all.length; i++) {
+    const s = all[i];
+    const n = plainV4(s);
+    if (n >= 0) {
+      keys[k++] = n * 1_048_576 + i;
+      continue;
+    }
+    const [first, ...rest] = s.split(' ');
+    const r = parseRange(first);
+    if (r && r.range[0].kind() === 'ipv4') v4.push([(r.range[0] as ipaddr.IPv4).octets.reduce((x, o) => x * 256 + o, 0), r.range[1], rest.join(' '), s]);
+    else if (r) other.push([`1|${r.range[0].toByteArray().map(hex2).join('')}|${String(r.range[1]).padStart(3, '0')}|${rest.join(' ')}`, s]);
+    else other.push([`9|${s}`, s]);
+  }
+  if (all.length >= 1_048_576) return all.sort(compareAddresses); // past the position bits: the slow way
+  const sorted = keys.subarray(0, k).sort();
+  v4.sort((x, y) => x[0] - y[0] || x[1] - y[1] || (x[2] < y[2] ? -1 : x[2] > y[2] ? 1 : 0));
+  other.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  const out: string[] = [];
+  let j = 0;
+  for (const key of sorted) {
+    const n = Math.floor(key / 1_048_576);
+    // a plain address is (n, 32, ''): entries before it are smaller addresses, or the same with a shorter prefix
+    while (j < v4.length && (v4[j][0] < n || (v4[j][0] === n && v4[j][1] < 32))) out.push(v4[j++][3]);
+    out.push(all[key - n * 1_048_576]);
+  }
+  while (j < v4.length) out.push(v4[j++][3]);
+  for (const x of other) out.push(x[1]);
+  return out;
 }
 
 /**

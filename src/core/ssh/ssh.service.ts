@@ -28,8 +28,11 @@ export interface SshCallOptions {
   /** Bound on a command's run. */
   commandTimeoutMs?: number;
   signal?: AbortSignal;
-  /** Written to the command's standard input, which is then closed (e.g. an `ipset restore` script). */
-  stdin?: string | Buffer;
+  /**
+   * Written to the command's standard input, which is then closed (e.g. an `ipset restore` script); or
+   * a function handed the channel, which writes and ends it later (after reading some of the output).
+   */
+  stdin?: string | Buffer | ((channel: { write(data: string | Buffer): boolean; end(data?: string | Buffer): void }) => void);
   /**
    * Streams standard output instead of collecting it (no 1 MB cap; `stdout` is then empty): each chunk
    * is handed over in order, and the channel is paused while the returned promise is pending, so a
@@ -267,7 +270,8 @@ export class SshService implements OnApplicationShutdown {
           });
         } else ch.on('data', (d: Buffer) => { if (outLen < MAX_OUTPUT) { out.push(d); outLen += d.length; } });
         ch.stderr.on('data', (d: Buffer) => { if (errLen < MAX_OUTPUT) { errOut.push(d); errLen += d.length; } });
-        if (opts.stdin !== undefined) ch.end(opts.stdin);
+        if (typeof opts.stdin === 'function') opts.stdin(ch);
+        else if (opts.stdin !== undefined) ch.end(opts.stdin);
         ch.on('close', (code: number | null, signal?: string) => void pending.then(() =>
           finish(null, {
             code: code ?? null,

@@ -4,7 +4,7 @@ import { In, Like, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import {
   ALLOWLIST_CONFIG_TYPE, BlockRuleIdArgs, BlockRuleSaveArgs, BlockRuleSwitchArgs, FW_MESSAGES, IP_RULE_ALLOWED, IP_RULE_DENIED, IP_RULES_PAGE_SIZE, IpArgs, IpBanArgs,
-  IpListArgs, IpRulesByStatusArgs, IpRulesListArgs, cleanBlockValue, isDenyingStatus, parseRange, rangeContains,
+  IpListArgs, IpRulesByStatusArgs, IpRulesListArgs, cleanBlockValue, parseRange, rangeContains,
   type BlockRuleView, type IpRuleView,
 } from '../../contracts/firewall-rules.js';
 import { Role } from '../../contracts/roles.js';
@@ -136,8 +136,9 @@ export class FirewallRulesService {
 
   /** Addresses of the denying IP rules (status 1 to 15). */
   async deniedIps(): Promise<string[]> {
-    const rows = await this.rules.find({ select: { ip: true, status: true } });
-    return rows.filter((r) => isDenyingStatus(r.status)).map((r) => r.ip);
+    // raw rows: 50,000 entities would cost TypeORM's hydration hundreds of ms
+    const rows = await this.rules.createQueryBuilder('r').select('r.ip', 'ip').where('r.status >= :lo AND r.status <= :hi', { lo: 1, hi: 15 }).getRawMany<{ ip: string }>();
+    return rows.map((r) => r.ip);
   }
 
   // ------------------------------------------------------------------------------------------

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { z } from 'zod';
 import ipaddr from 'ipaddr.js';
-import { IPSET_NAMES, SyncArgs, normalizeIp, parseRange, sortAddresses, type SyncNodeResult, type SyncResult } from '../../contracts/firewall-rules.js';
+import { IPSET_NAMES, SyncArgs, normalizeIp, parseRange, plainV4, sortAddresses, type SyncNodeResult, type SyncResult } from '../../contracts/firewall-rules.js';
 import { PROXY_TYPE } from '../../contracts/srv.js';
 import { Role } from '../../contracts/roles.js';
 import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
-import { SshService, type SshTarget } from '../../core/ssh/ssh.service.js';
+import { SshService, type SshConnection, type SshTarget } from '../../core/ssh/ssh.service.js';
 import { SrvService } from '../srv/srv.service.js';
 import { FirewallRulesService, type AllowEntry } from './firewall-rules.service.js';
 
@@ -17,16 +17,6 @@ const FAMILIES = [
   { set: IPSET_NAMES.v6, family: 'inet6', iptables: 'ip6tables', v6: true },
 ] as const;
 
-/** A stored address or range (already in normal form) parsed; plain IPv4 without ipaddr's validation passes. */
-function parseStored(v: string): ReturnType<typeof parseRange> {
-  const m = IPV4_PLAIN.exec(v);
-  if (m) {
-    const octets = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
-    if (octets.every((o) => o <= 255)) return { text: v, range: [new ipaddr.IPv4(octets), 32] };
-  }
-  return parseRange(v);
-}
-const IPV4_PLAIN = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/;
 
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;
 /** `addr` lies in `net/bits` (same family). */
@@ -41,8 +31,18 @@ const inNet = (addr: Addr, net: Addr, bits: number) => addr.kind() === net.kind(
 export function buildDenySet(denied: string[], ranges: string[], allow: AllowEntry[]) {
   const entries = new Set<SetEntry>();
   const skipped: SyncResult['skipped'] = [];
+  // Plain IPv4 addresses (most of a deny set) are checked as 32-bit numbers against the IPv4 allowlist;
+  // a single address has no room for a nomatch hole.
+  const allow4 = allow.filter((a) => a.range[0].kind() === 'ipv4').map((a) => ({ a, net: v4Number(a.range[0] as ipaddr.IPv4), bits: a.range[1] }));
   for (const value of [...denied, ...ranges]) {
-    const r = parseStored(value);
+    const n = plainV4(value);
+    if (n >= 0) {
+      const hit = allow4.find((x) => x.bits === 0 || (n >>> (32 - x.bits)) === (x.net >>> (32 - x.bits)));
+      if (hit) skipped.push({ value, reason: FirewallRulesService.allowReason([hit.a], value) ?? 'allowlisted' });
+      else entries.add(value);
+      continue;
+    }
+    const r = parseRange(value);
     if (!r) continue;
     const [addr, bits] = r.range;
     const covering = allow.find((a) => a.range[1] <= bits && inNet(addr, a.range[0], a.range[1]));
@@ -60,6 +60,7 @@ export function buildDenySet(denied: string[], ranges: string[], allow: AllowEnt
   }
   return { entries: sortAddresses(entries), skipped };
 }
+const v4Number = (a: ipaddr.IPv4) => a.octets.reduce((n, o) => n * 256 + o, 0);
 
 /** What the proxy answered to the first command: the `# console <addr>` line (its `$SSH_CLIENT`), normalised. */
 export function consoleAddress(text: string): string | null {
@@ -67,6 +68,12 @@ export function consoleAddress(text: string): string | null {
   return m ? normalizeIp(m[1]) : null;
 }
 export const CONSOLE_ALLOW_REASON = "the console's own address as this proxy sees it (SSH client)";
+/** The standard input of a running command (SshCallOptions.stdin as a function). */
+type StdinChannel = { end(data?: string | Buffer): void };
+/** The line that ends the first part of the sync command's output. */
+const SAVED_MARK = '# saved';
+/** Bound on one proxy's sync command (reading and writing a deny set of 100,000s of entries). */
+const SYNC_COMMAND_TIMEOUT_MS = 120_000;
 
 const isV6 = (e: SetEntry) => e.split(' ')[0].includes(':');
 
@@ -102,8 +109,9 @@ export function parseSaved(text: string): Set<SetEntry> {
   for (const line of text.split('\n')) {
     const m = /^add (\S+) (\S+)( nomatch)?/.exec(line.trim());
     if (m && names.has(m[1])) {
-      const r = parseRange(m[2]);
-      set.add(`${r?.text ?? m[2]}${m[3] ?? ''}`);
+      // ipset writes canonical forms; plain IPv4 needs no parse
+      const text = plainV4(m[2]) >= 0 ? m[2] : (parseRange(m[2])?.text ?? m[2]);
+      set.add(`${text}${m[3] ?? ''}`);
     }
   }
   return set;
@@ -130,8 +138,12 @@ export class FirewallSyncService {
     // Self-lockout guard beyond the allowlist: the address this console connects from, as each proxy sees
     // it, is never dropped there (a range covering it gets a nomatch hole), so the next sync still gets in.
     const plans = new Map<string, ReturnType<typeof buildDenySet>>();
+    const baseSet = new Set(base.entries);
+    const baseRanges = base.entries.filter((e) => e.includes('/')).map((e) => parseRange(e)!.range);
     const planFor = (consoleIp: string | null) => {
       if (!consoleIp || FirewallRulesService.allowReason(allow, consoleIp)) return base;
+      const addr = ipaddr.parse(consoleIp);
+      if (!baseSet.has(consoleIp) && !baseRanges.some((r) => inNet(addr, r[0], r[1]))) return base; // nothing drops it
       let plan = plans.get(consoleIp);
       if (!plan) {
         const r = parseRange(consoleIp)!;
@@ -146,23 +158,50 @@ export class FirewallSyncService {
       const target: SshTarget = await this.srv.sshTarget(p.Id);
       const sudo = target.username === 'root' ? '' : 'sudo -n ';
       const opts = { actor: ctx?.actor ?? null, signal: ctx?.signal };
-      const saved: Buffer[] = []; // streamed: 50,000 entries are past the 1 MB cap of collected output
-      await this.ssh.exec(
-        target,
-        `${sudo}ipset save ${IPSET_NAMES.v4} 2>/dev/null; ${sudo}ipset save ${IPSET_NAMES.v6} 2>/dev/null; echo "# console \${SSH_CLIENT%% *}"; true`,
-        { ...opts, onStdout: (c) => { saved.push(c); } },
-      );
-      const text = Buffer.concat(saved).toString('utf8');
-      const before = parseSaved(text);
-      const { entries } = planFor(consoleAddress(text));
-      const added = entries.filter((e) => !before.has(e));
-      const wanted = new Set(entries);
-      const removed = sortAddresses([...before].filter((e) => !wanted.has(e)));
-      if (!a.dry_run) {
-        const r = await this.ssh.exec(target, syncScript(sudo), { ...opts, stdin: restoreInput(entries) });
-        if (r.code !== 0) throw new Error(`ipset/iptables failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(0, 500)}`);
+      // One command, audited like SshService.exec: it prints the sets as they are and the address this
+      // console comes from ($SSH_CLIENT), then waits on stdin for the new sets (`ipset restore`) while the
+      // plan is made here; a dry run stops after the first part. One channel, one shell start.
+      const save = `${sudo}ipset save ${IPSET_NAMES.v4} 2>/dev/null; ${sudo}ipset save ${IPSET_NAMES.v6} 2>/dev/null; echo "# console \${SSH_CLIENT%% *}"; echo "${SAVED_MARK}"`;
+      const command = a.dry_run ? save : `${save}\n${syncScript(sudo)}`;
+      const audited = a.dry_run ? save : `${save}\n(ipset restore of the deny set, swap, DROP rules)`;
+      const started = Date.now();
+      // what the output callback finds (TypeScript does not follow assignments made in callbacks)
+      const st: { plan: { added: string[]; removed: string[] } | null; stdin: StdinChannel | null } = { plan: null, stdin: null };
+      let recorded = false;
+      let conn: SshConnection | null = null;
+      try {
+        conn = await this.ssh.connect(target, opts);
+        const chunks: Buffer[] = [];
+        let tail = '';
+        const r = await this.ssh.runOn(conn, command, {
+          ...opts,
+          commandTimeoutMs: SYNC_COMMAND_TIMEOUT_MS,
+          ...(a.dry_run ? {} : { stdin: (ch: StdinChannel) => { st.stdin = ch; } }),
+          onStdout: async (c) => {
+            if (st.plan) return;
+            chunks.push(c);
+            // the marker ends the first part (looked for in the last chunk and the end of the one before)
+            tail = (tail + c.toString('latin1')).slice(-(SAVED_MARK.length + c.length + 2));
+            if (!tail.includes(`${SAVED_MARK}\n`)) return;
+            const text = Buffer.concat(chunks).toString('utf8');
+            const before = parseSaved(text);
+            const { entries } = planFor(consoleAddress(text));
+            const wanted = new Set(entries);
+            st.plan = { added: entries.filter((e) => !before.has(e)), removed: sortAddresses([...before].filter((e) => !wanted.has(e))) };
+            st.stdin?.end(restoreInput(entries));
+          },
+        });
+        const ok = r.code === 0 && st.plan !== null;
+        recorded = true;
+        await this.ssh.recordCommand(target, audited, opts, started, ok ? 'ok' : 'error', `exit ${r.code ?? r.signal}`);
+        if (!ok || !st.plan) throw new Error(`ipset/iptables failed (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().slice(0, 500) || 'no output'}`);
+        return { Id: p.Id, name: p.name, ok: true, added: st.plan.added, removed: st.plan.removed };
+      } catch (e) {
+        if (!recorded) await this.ssh.recordCommand(target, audited, opts, started, 'error', (e as Error).message);
+        throw e;
+      } finally {
+        conn?.close();
       }
-      return { Id: p.Id, name: p.name, ok: true, added, removed };
     });
     return {
       nodes: results.map((r) => (r.ok ? r.value : { Id: r.item.Id, name: r.item.name, ok: false, added: [], removed: [], error: r.error })),

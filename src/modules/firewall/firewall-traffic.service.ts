@@ -14,10 +14,11 @@
  * `rollup()`) only moves work from raw rows to the summary. Late lines (a proxy that was unreachable for
  * hours) get a higher Id and are rolled up into their own hours like any other.
  */
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { z } from 'zod';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import {
   ACCESS_LOG_TAGS, AccessLogQueryArgs, BOOK_URL_CONFIG_TYPE, DEFAULT_BOOK_URL_PATTERN, IP_STATS_LIMIT, IpStatsArgs, TOP_BUCKETS, TOP_IP_HEAD,
   TRAFFIC_CODE_FILTERS, TRAFFIC_DEFAULT_RANGE, TRAFFIC_RANGES, TRAFFIC_RANGE_LABELS, TrafficArgs, TrafficRowsArgs, UNIQUE_BOOKS_MIN,
@@ -199,6 +200,16 @@ export function logQueryWhere(terms: LogQueryTerm[], now = nowS()): { where: str
 // ---------------------------------------------------------------------------------------------
 
 interface Agg { count: number; first: number; last: number }
+/** One query on the view of `snapshot()`. */
+type QueryFn = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
+/** The summary part of a report (see getTraffic). */
+interface SummaryHead { head: Array<{ ip: string; agg: Agg }>; total: number; ips: number }
+interface SqliteStatement {
+  run(...params: unknown[]): { changes: number };
+  all(...params: unknown[]): unknown[];
+}
+/** Summary parts kept (least recently made dropped first). */
+const MEMO_SIZE = 64;
 interface GroupRow { ip: string; code: number; tag: string; c: number; f: number; l: number }
 
 @Injectable()
@@ -208,9 +219,28 @@ export class FirewallTrafficService {
   /** MariaDB: highest Ids seen, with when (see ROLLUP_SETTLE_MS). */
   private seen: Array<{ at: number; maxId: number }> = [];
   private rolling: Promise<unknown> | null = null;
+  /** Summary parts of reports by (host, code, first hour, watermark, top): see getTraffic. */
+  private readonly memo = new Map<string, SummaryHead>();
+  /** SQLite: prepared statements of the report. */
+  private readonly stmts = new Map<string, SqliteStatement>();
 
-  constructor(@InjectDataSource() private readonly db: DataSource, private readonly configs: CfgConfigsService) {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly configs: CfgConfigsService,
+    @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+  ) {
     this.dialect = db.options.type === 'better-sqlite3' ? 'sqlite' : 'mariadb';
+  }
+
+  /** Index hint: the summary by its primary key (host, hour, ...); with statistics, the planners would walk the address index for GROUP BY ip. */
+  private get byHour() {
+    // (SQLite's name of a WITHOUT ROWID table's primary key; NOT INDEXED does not keep it off the other index)
+    return this.dialect === 'sqlite' ? 'INDEXED BY sqlite_autoindex_fw_traffic_hours_1' : 'FORCE INDEX (PRIMARY)';
+  }
+
+  /** Index hint: the summary by address (IDX_fw_traffic_hours_host_ip covers every column the report reads). */
+  private get byAddress() {
+    return this.dialect === 'sqlite' ? 'INDEXED BY IDX_fw_traffic_hours_host_ip' : 'FORCE INDEX (IDX_fw_traffic_hours_host_ip)';
   }
 
   private q<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -225,33 +255,71 @@ export class FirewallTrafficService {
     summary: "{host, range_minutes?, code?, top?}: the traffic report of a host: top addresses (head 200; top 5/10/50/100) over the range (minutes, 0 = all stored; default 60) and code filter (all, 200>, 201, 300>, 301/302, 400, 400>, 404, 500>): {host, range_minutes, code, total, ips_total, list: [{ip, count, first, last, codes, tags, rule}]}",
   })
   async getTraffic(a: z.output<typeof TrafficArgs>): Promise<TrafficReport> {
+    return this.snapshot((q) => this.report(q, a));
+  }
+
+  private async report(q: QueryFn, a: z.output<typeof TrafficArgs>): Promise<TrafficReport> {
     const report: TrafficReport = { host: a.host, range_minutes: a.range_minutes, code: a.code, total: 0, ips_total: 0, list: [] };
     const now = nowS();
-    const start = await this.windowStart(a.host, a.range_minutes, now);
-    if (start === null) return report;
-    const w = await this.watermark();
+    const [row] = await q<{ s: unknown }>('SELECT MIN(stime) AS s FROM fw_access_log WHERE proxy_host = ?', [a.host]);
+    if (row?.s === null || row?.s === undefined) return report;
+    // The window: `range` minutes back, never before the host's oldest stored line (the summary's hours
+    // are never read past what retention removed).
+    const oldest = Number(row.s);
+    const start = a.range_minutes > 0 ? Math.max(oldest, now - a.range_minutes * 60) : oldest;
+    const w = await this.watermark(q);
     const h0 = Math.ceil(start / HOUR);
     const [codeCond, codeParams] = codeSql(a.code);
 
-    // S per address, and E + T per (address, code, tag)
-    const [summary, raw] = await Promise.all([
-      this.q<{ ip: string; c: unknown; f: unknown; l: unknown }>(
-        `SELECT ip, SUM(count) AS c, MIN(first_stime) AS f, MAX(last_stime) AS l FROM fw_traffic_hours WHERE proxy_host = ? AND hour >= ?${codeCond} GROUP BY ip`,
-        [a.host, h0, ...codeParams],
-      ),
-      this.rawGroups(a.host, start, h0 * HOUR, w, codeCond, codeParams),
-    ]);
+    // S: the summary's top addresses and its count of addresses and hits. It depends only on (host, code,
+    // first hour, watermark): the rollup moves the watermark in the transaction that changes the summary,
+    // and retention never removes hours from the first one on. So it is kept until the watermark moves.
+    const key = `${a.host}\t${a.code}\t${h0}\t${w}\t${a.top}`;
+    let s = this.memo.get(key);
+    if (!s) {
+      // A window over most of what is stored is grouped along the covering address index (address order,
+      // no sort of the groups); a short one reads its range of hours by the primary key.
+      const hint = (now - start) * 2 >= now - oldest ? this.byAddress : this.byHour;
+      s = await this.summaryHead(q, `FROM fw_traffic_hours ${hint} WHERE proxy_host = ? AND hour >= ?${codeCond}`, [a.host, h0, ...codeParams], a.top);
+      this.memo.set(key, s);
+      if (this.memo.size > MEMO_SIZE) this.memo.delete(this.memo.keys().next().value!);
+    }
+    // E + T: raw rows per (address, code, tag)
+    const raw = await this.rawGroups(q, a.host, start, h0 * HOUR, w, codeCond, codeParams);
+
+    // The true top N lies in the summary's top N plus the addresses of the raw rows: any other address has
+    // only summary hits, no more than each of the summary's top N. The raw rows' addresses outside the
+    // summary's head are looked up in it (their totals, and whether they are new addresses).
     const per = new Map<string, Agg>();
-    for (const s of summary) per.set(s.ip, { count: num(s.c), first: num(s.f), last: num(s.l) });
+    for (const h of s.head) per.set(h.ip, { ...h.agg });
+    let total = s.total;
+    let ipsTotal = s.ips;
+    const rawPer = new Map<string, Agg>();
     for (const r of raw) {
-      const p = per.get(r.ip);
-      if (!p) per.set(r.ip, { count: r.c, first: r.f, last: r.l });
+      total += r.c;
+      const p = rawPer.get(r.ip);
+      if (!p) rawPer.set(r.ip, { count: r.c, first: r.f, last: r.l });
       else { p.count += r.c; p.first = Math.min(p.first, r.f); p.last = Math.max(p.last, r.l); }
     }
-    let total = 0;
-    for (const p of per.values()) total += p.count;
+    const outside = [...rawPer.keys()].filter((ip) => !per.has(ip));
+    const inSummary = new Set<string>();
+    for (const part of chunks(outside)) {
+      const rows = await q<{ ip: string; c: unknown; f: unknown; l: unknown }>(
+        `SELECT ip, SUM(count) AS c, MIN(first_stime) AS f, MAX(last_stime) AS l FROM fw_traffic_hours ${this.byAddress} WHERE proxy_host = ? AND ip IN (${marks(part.length)}) AND hour >= ?${codeCond} GROUP BY ip`,
+        [a.host, ...part, h0, ...codeParams],
+      );
+      for (const r of rows) {
+        inSummary.add(r.ip);
+        per.set(r.ip, { count: num(r.c), first: num(r.f), last: num(r.l) });
+      }
+    }
+    for (const [ip, r] of rawPer) {
+      const p = per.get(ip);
+      if (!p) { per.set(ip, { ...r }); if (!inSummary.has(ip)) ipsTotal++; }
+      else { p.count += r.count; p.first = Math.min(p.first, r.first); p.last = Math.max(p.last, r.last); }
+    }
     report.total = total;
-    report.ips_total = per.size;
+    report.ips_total = ipsTotal;
     if (!per.size) return report;
 
     const top = topN(per, a.top);
@@ -268,15 +336,12 @@ export class FirewallTrafficService {
     for (const r of raw) addDetail(r.ip, r.code, r.tag, r.c);
     const rules = new Map<string, number>();
     for (const part of chunks(ips)) {
-      const [details, ruleRows] = await Promise.all([
-        this.q<{ ip: string; code: unknown; tag: string; c: unknown }>(
-          `SELECT ip, code, tag, SUM(count) AS c FROM fw_traffic_hours WHERE proxy_host = ? AND ip IN (${marks(part.length)}) AND hour >= ?${codeCond} GROUP BY ip, code, tag`,
-          [a.host, ...part, h0, ...codeParams],
-        ),
-        this.q<{ ip: string; status: unknown }>(`SELECT ip, status FROM fw_ip_rules WHERE ip IN (${marks(part.length)})`, part),
-      ]);
+      const details = await q<{ ip: string; code: unknown; tag: string; c: unknown }>(
+        `SELECT ip, code, tag, SUM(count) AS c FROM fw_traffic_hours ${this.byAddress} WHERE proxy_host = ? AND ip IN (${marks(part.length)}) AND hour >= ?${codeCond} GROUP BY ip, code, tag`,
+        [a.host, ...part, h0, ...codeParams],
+      );
       for (const d of details) addDetail(d.ip, num(d.code), d.tag, num(d.c));
-      for (const r of ruleRows) rules.set(r.ip, num(r.status));
+      for (const r of await q<{ ip: string; status: unknown }>(`SELECT ip, status FROM fw_ip_rules WHERE ip IN (${marks(part.length)})`, part)) rules.set(r.ip, num(r.status));
     }
     report.list = top.map(([ip, p]): TrafficIp => ({
       ip,
@@ -290,31 +355,85 @@ export class FirewallTrafficService {
     return report;
   }
 
-  /**
-   * Start of the window (epoch s): `range` minutes back from now, never before the host's oldest stored
-   * line (so that the summary's hours are never read past what retention removed); null with no lines.
-   */
-  private async windowStart(host: string | null, rangeMinutes: number, now: number): Promise<number | null> {
-    const [row] = host
-      ? await this.q<{ s: unknown }>('SELECT MIN(stime) AS s FROM fw_access_log WHERE proxy_host = ?', [host])
-      : await this.q<{ s: unknown }>('SELECT MIN(stime) AS s FROM fw_access_log');
-    if (row?.s === null || row?.s === undefined) return null;
-    const oldest = Number(row.s);
-    return rangeMinutes > 0 ? Math.max(oldest, now - rangeMinutes * 60) : oldest;
+  /** Forgets the kept summary parts (the benchmark measures reports without them). */
+  forgetSummaryParts() {
+    this.memo.clear();
+  }
+
+  /** The summary's top `n` addresses in `from` (FROM ... WHERE ...), with its count of addresses and hits: one grouping pass on SQLite, two on MariaDB. */
+  private async summaryHead(q: QueryFn, from: string, params: unknown[], n: number): Promise<SummaryHead> {
+    const grouped = `SELECT ip, SUM(count) AS c, MIN(first_stime) AS f, MAX(last_stime) AS l ${from} GROUP BY ip`;
+    let rows: Array<{ ip: string | null; c: unknown; f: unknown; l: unknown }>;
+    if (this.dialect === 'sqlite') {
+      // the grouped rows once (MATERIALIZED), then its head and its totals (the row with a NULL address)
+      rows = await q(`WITH g AS MATERIALIZED (${grouped}) SELECT * FROM (SELECT ip, c, f, l FROM g ORDER BY c DESC, ip LIMIT ?) UNION ALL SELECT NULL, SUM(c), COUNT(*), NULL FROM g`, [...params, n]);
+    } else {
+      rows = [
+        ...(await q<{ ip: string; c: unknown; f: unknown; l: unknown }>(`${grouped} ORDER BY c DESC, ip LIMIT ?`, [...params, n])),
+        ...(await q<{ ip: null; c: unknown; f: unknown; l: unknown }>(`SELECT NULL AS ip, SUM(c) AS c, COUNT(*) AS f, NULL AS l FROM (${grouped}) g`, params)),
+      ];
+    }
+    const totals = rows.find((r) => r.ip === null);
+    return {
+      head: rows.filter((r) => r.ip !== null).map((r) => ({ ip: r.ip!, agg: { count: num(r.c), first: num(r.f), last: num(r.l) } })),
+      total: num(totals?.c),
+      ips: num(totals?.f),
+    };
   }
 
   /** E and T of the file comment, per (ip, code, tag). */
-  private async rawGroups(host: string, start: number, edgeEnd: number, w: number, codeCond: string, codeParams: number[]): Promise<GroupRow[]> {
+  private async rawGroups(q: QueryFn, host: string, start: number, edgeEnd: number, w: number, codeCond: string, codeParams: number[]): Promise<GroupRow[]> {
     const cols = 'ip, code, tag, COUNT(*) AS c, MIN(stime) AS f, MAX(stime) AS l';
-    // SQLite's planner would take the (proxy_host, stime) index for the tail; `+column` keeps it on the Id range.
-    const plus = this.dialect === 'sqlite' ? '+' : '';
-    const [edge, tail] = await Promise.all([
-      start < edgeEnd
-        ? this.q<Record<string, unknown>>(`SELECT ${cols} FROM fw_access_log WHERE proxy_host = ? AND stime >= ? AND stime < ? AND Id <= ?${codeCond} GROUP BY ip, code, tag`, [host, start, edgeEnd, w, ...codeParams])
-        : Promise.resolve([]),
-      this.q<Record<string, unknown>>(`SELECT ${cols} FROM fw_access_log WHERE Id > ? AND ${plus}proxy_host = ? AND ${plus}stime >= ?${codeCond} GROUP BY ip, code, tag`, [w, host, start, ...codeParams]),
-    ]);
+    // Index hints: with statistics, the planners would rather walk the address index for GROUP BY ip than
+    // read the edge by (host, time) or the tail by Id (a scan of every stored line).
+    const sqlite = this.dialect === 'sqlite';
+    const byTime = sqlite ? 'INDEXED BY IDX_fw_access_log_host_stime' : 'FORCE INDEX (IDX_fw_access_log_host_stime)';
+    const byId = sqlite ? 'NOT INDEXED' : 'FORCE INDEX (PRIMARY)';
+    const edge = start < edgeEnd
+      ? await q<Record<string, unknown>>(`SELECT ${cols} FROM fw_access_log ${byTime} WHERE proxy_host = ? AND stime >= ? AND stime < ? AND Id <= ?${codeCond} GROUP BY ip, code, tag`, [host, start, edgeEnd, w, ...codeParams])
+      : [];
+    const tail = await q<Record<string, unknown>>(`SELECT ${cols} FROM fw_access_log ${byId} WHERE Id > ? AND proxy_host = ? AND stime >= ?${codeCond} GROUP BY ip, code, tag`, [w, host, start, ...codeParams]);
     return [...edge, ...tail].map((r) => ({ ip: String(r.ip), code: num(r.code), tag: String(r.tag), c: num(r.c), f: num(r.f), l: num(r.l) }));
+  }
+
+  /**
+   * Runs `fn` on one consistent view of the database, so that the summary and the raw rows after the
+   * watermark are read at the same moment (a rollup in between would count rows twice). SQLite: every
+   * query runs synchronously on the connection, and nothing else runs between them (the rollup and the
+   * store's writes are synchronous steps of their own). MariaDB: one REPEATABLE READ transaction.
+   */
+  private async snapshot<T>(fn: (q: QueryFn) => Promise<T>): Promise<T> {
+    if (this.dialect === 'sqlite') {
+      const raw = this.sqlite;
+      const q: QueryFn = <R>(sql: string, params: unknown[] = []) => Promise.resolve(this.stmt(raw, sql).all(...params) as R[]);
+      return fn(q);
+    }
+    const qr = this.db.createQueryRunner();
+    try {
+      await qr.connect();
+      await qr.startTransaction('REPEATABLE READ');
+      try {
+        return await fn(<R>(sql: string, params: unknown[] = []) => qr.query(sql, params) as Promise<R[]>);
+      } finally {
+        await qr.commitTransaction().catch(() => undefined);
+      }
+    } finally {
+      await qr.release();
+    }
+  }
+
+  private get sqlite(): SqliteHandle {
+    return (this.db.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
+  }
+
+  private stmt(raw: SqliteHandle, sql: string) {
+    let st = this.stmts.get(sql);
+    if (!st) {
+      st = raw.prepare(sql);
+      this.stmts.set(sql, st);
+      if (this.stmts.size > 200) this.stmts.delete(this.stmts.keys().next().value!);
+    }
+    return st;
   }
 
   @Rpc('firewall.getTrafficRows', {
@@ -482,8 +601,8 @@ export class FirewallTrafficService {
   // Rollup into fw_traffic_hours
 
   /** The highest fw_access_log Id rolled up (0: none). */
-  async watermark(): Promise<number> {
-    const [row] = await this.q<{ value: string }>('SELECT value FROM fw_settings WHERE name = ?', [ROLLUP_SETTING]);
+  async watermark(q: QueryFn = (sql, params) => this.q(sql, params)): Promise<number> {
+    const [row] = await q<{ value: string }>('SELECT value FROM fw_settings WHERE name = ?', [ROLLUP_SETTING]);
     return row ? Number(row.value) || 0 : 0;
   }
 
@@ -530,7 +649,7 @@ export class FirewallTrafficService {
     const casParams = [String(to), ROLLUP_SETTING, String(from)];
     if (this.dialect === 'sqlite') {
       // One synchronous transaction on the raw handle: nothing else runs on the connection meanwhile.
-      const raw = (this.db.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
+      const raw = this.sqlite;
       return raw.transaction(() => {
         if (raw.prepare(cas).run(...casParams).changes !== 1) return false;
         raw.prepare(
@@ -574,8 +693,9 @@ export class FirewallTrafficService {
     return r.affected ?? 0;
   }
 
-  /** The job (every minute): rollup, then prune. Failures are logged, never thrown. */
+  /** The job (every minute, on instances with CRON_ENABLED): rollup, then prune. Failures are logged, never thrown. */
   async scheduledRollup(): Promise<void> {
+    if (!this.cfg.cronEnabled) return;
     try {
       await this.rollup();
       await this.pruneSummary();
@@ -586,7 +706,7 @@ export class FirewallTrafficService {
 }
 
 interface SqliteHandle {
-  prepare(sql: string): { run(...params: unknown[]): { changes: number } };
+  prepare(sql: string): SqliteStatement;
   transaction<F extends (...a: never[]) => unknown>(fn: F): F;
 }
 

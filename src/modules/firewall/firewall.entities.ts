@@ -81,10 +81,11 @@ export class FirewallSettingEntity {
  * The traffic report's summary (FirewallTrafficService, docs/firewall.md "Traffic report"): hits per
  * (host, epoch hour, ip, code, tag) with the first and last second seen, rolled up from fw_access_log
  * rows up to a watermark Id (fw_settings 'traffic_rollup_id'). Clustered by the primary key (SQLite
- * WITHOUT ROWID, InnoDB), so a host's hours are read in one range.
+ * WITHOUT ROWID, InnoDB), so a host's hours are read in one range; the address index covers the columns
+ * the report reads, so a window over most hours is grouped along it without a sort.
  */
 @Entity('fw_traffic_hours', { withoutRowid: true })
-@Index('IDX_fw_traffic_hours_host_ip', ['proxy_host', 'ip', 'hour'])
+@Index('IDX_fw_traffic_hours_host_ip', ['proxy_host', 'ip', 'hour', 'code', 'count', 'first_stime', 'last_stime'])
 export class TrafficHourEntity {
   @PrimaryColumn({ type: 'varchar', length: 190 }) proxy_host: string;
   @PrimaryColumn({ type: 'integer' }) hour: number;

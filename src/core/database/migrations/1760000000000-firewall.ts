@@ -79,7 +79,7 @@ export class Firewall1760000000000 implements MigrationInterface {
         col.int('first_stime'),
         col.int('last_stime'),
       ],
-      indices: [{ name: 'IDX_fw_traffic_hours_host_ip', columnNames: ['proxy_host', 'ip', 'hour'] }],
+      indices: [{ name: 'IDX_fw_traffic_hours_host_ip', columnNames: ['proxy_host', 'ip', 'hour', 'code', 'count', 'first_stime', 'last_stime'] }],
     }));
     await q.createTable(new Table({
       name: 'fw_settings',
