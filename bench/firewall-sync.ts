@@ -19,7 +19,11 @@ const V6 = 1_000;
 const CHANGED = 1_000;
 const RUNS = 5;
 
-if (typeof process.getuid === 'function' && process.getuid() !== 0) throw new Error('bench/firewall-sync.ts needs root (network namespaces, ipset)');
+if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+  // `npm run bench` goes on with the others; bench/README.md keeps the last section measured as root
+  console.log('firewall-sync: skipped, it needs root (network namespaces, ipset, sshd)');
+  process.exit(0);
+}
 
 const v4 = (i: number) => `11.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 const v6 = (i: number) => `2001:db8:aa::${i.toString(16)}`;
