@@ -273,7 +273,7 @@ test('block list: a bad line is refused naming it; saved sorted once fixed; an a
   expect((await ok<BlockRuleView[]>('firewall.getIptableBlockRules'))[0].value).toBe('10.0.0.0/8\n10.0.0.9\n127.0.0.1');
 
   // the switch turns the rule off (000 §4 block rule switch)
-  await page.getByLabel(`On ${saved[0].Id}`).uncheck();
+  await page.getByLabel(`On ${saved[0].Id}`).click(); // a server-backed switch: its state follows the answer
   await toast(page, 'Save ok! · 1 row');
   expect((await ok<BlockRuleView[]>('firewall.getIptableBlockRules'))[0].status).toBe(0);
 }, T);
@@ -284,7 +284,7 @@ test('server map: the firewall toggle answers Run / STOP, then the sync OK / ERR
   })).Id;
   const page = await signedIn('/srv/srv_map');
   const toggle = page.getByRole('switch', { name: 'Firewall log proxy-dead' });
-  await toggle.check();
+  await toggle.click(); // server-backed: checked once the save answers
   await toast(page, 'Firewall is Run!!!');
   await toast(page, /^Iptables sync ERROR!!! proxy-dead: /);
   expect((await ok<{ read_nginx_log_firewall: number }>('srv.get', { Id })).read_nginx_log_firewall).toBe(1);
@@ -292,7 +292,7 @@ test('server map: the firewall toggle answers Run / STOP, then the sync OK / ERR
   // without a live proxy the sync has nothing to fail on
   await ok('srv.save_server', { Id, status: 0 });
   await page.reload();
-  await page.getByRole('switch', { name: 'Firewall log proxy-dead' }).uncheck();
+  await page.getByRole('switch', { name: 'Firewall log proxy-dead' }).click();
   await toast(page, 'Firewall is STOP!!!');
   await toast(page, 'Iptables sync OK!!!');
   expect((await ok<{ read_nginx_log_firewall: number }>('srv.get', { Id })).read_nginx_log_firewall).toBe(0);
@@ -369,7 +369,7 @@ test('worker bar: the switch persists, Run now shows each proxy, Sync now previe
   const page = await signedIn('/firewall/iptables_rules');
   const bar = page.getByTestId('fw-controls');
   await bar.getByText('Last run: never').waitFor();
-  await bar.getByLabel(/^Firewall worker/).check();
+  await bar.getByLabel(/^Firewall worker/).click(); // server-backed: checked once the save answers
   await toast(page, 'Firewall worker is on');
   expect((await ok<{ status: number }>('firewall.getWorkerStatus')).status).toBe(1);
   await ok('firewall.setWorkerStatus', { status: 0 }); // no scheduled runs meanwhile (CRON_ENABLED=0 anyway)
