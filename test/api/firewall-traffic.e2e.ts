@@ -6,18 +6,21 @@
  * after it; an address's rows; IP statistics from the per-minute counters and unique-book statistics; the
  * log query syntax; the filter options; the REST rows; role checks.
  *
- * Entries are stored through TypeORM repositories of firewall.entities.ts (access log rows and their
- * per-minute counters, as the worker's store writes them).
+ * Entries go the worker's way: written as nginx log lines (the extended `console` format), parsed by
+ * the real parser and stored by the worker's store (src/modules/firewall/access-log.store.ts: rows,
+ * per-minute counters and the cursor in one transaction); retention by the store's removeBefore.
  */
 import { jest } from '@jest/globals';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Envelope, ErrorEnvelope } from '../../src/contracts/envelope.js';
 import {
-  codeMatches, type AccessLogEntry, type AccessLogTag, type IpStat, type TrafficCodeFilter, type TrafficFilter, type TrafficReport, type TrafficRow,
+  classifyRequest, codeMatches, type AccessLogEntry, type AccessLogTag, type IpStat, type TrafficCodeFilter, type TrafficFilter, type TrafficReport, type TrafficRow,
 } from '../../src/contracts/firewall.js';
-import { AccessLogEntity, IpMinuteEntity } from '../../src/modules/firewall/firewall.entities.js';
+import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
+import { LogCursorEntity } from '../../src/modules/firewall/firewall.entities.js';
 import { FirewallTrafficService } from '../../src/modules/firewall/firewall-traffic.service.js';
+import { initialParseState, parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 jest.setTimeout(60_000);
@@ -28,12 +31,14 @@ let t: TestApp;
 let admin: string;
 let ds: DataSource;
 let traffic: FirewallTrafficService;
+let logStore: AccessLogStore;
 
 beforeAll(async () => {
   t = await startApp({ CRON_ENABLED: '0' });
   admin = (await t.session(1)).hash;
   ds = t.app.get<DataSource>(getDataSourceToken());
   traffic = t.app.get(FirewallTrafficService);
+  logStore = t.app.get(AccessLogStore);
 }, 60_000);
 afterAll(async () => { await t?.close(); }, 30_000);
 
@@ -53,33 +58,47 @@ const stored: Stored[] = [];
 /** When the entries were stored (set in beforeAll: app start-up on MariaDB takes a while). */
 let NOW = 0;
 
-/** Stores entries as the worker's store does: rows, plus hits per (minute, host, ip). */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const timeLocal = (stime: number) => {
+  const d = new Date(stime * 1000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${p(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
+};
+/** One line of nginx's extended `console` format (docs/firewall.md). */
+const logLine = (e: Stored) =>
+  `${e.ip} - - [${timeLocal(e.stime)}] "${e.method} ${e.url} HTTP/1.1" ${e.code} 512 "${e.ref || '-'}" "${e.agent}" "-" "${e.proxy_host}" 0.001 0.002\n`;
+
+/** Where each proxy's "log" stands: its cursor row and byte offset. */
+const cursors = new Map<string, { id: number; pos: number }>();
+
+/** Stores entries the worker's way: log lines of each proxy parsed and committed by the store. */
 async function store(list: Stored[]) {
-  for (let i = 0; i < list.length; i += 100) {
-    await ds.getRepository(AccessLogEntity).insert(list.slice(i, i + 100).map((e) => ({
-      ...e, proxy_id: 1, forward: '', upstream_response_time: '', request_time: null,
-    })));
-  }
-  const counts = new Map<string, number>();
-  for (const e of list) {
-    const k = `${Math.floor(e.stime / 60)}\t${e.proxy_host}\t${e.ip}`;
-    counts.set(k, (counts.get(k) ?? 0) + 1);
-  }
-  const repo = ds.getRepository(IpMinuteEntity);
-  for (const [k, n] of counts) {
-    const [minute, proxy_host, ip] = k.split('\t');
-    const key = { minute: Number(minute), proxy_host, ip };
-    const row = await repo.findOne({ where: key });
-    if (row) await repo.update(key, { count: row.count + n });
-    else await repo.insert({ ...key, count: n });
+  const byProxy = new Map<string, Stored[]>();
+  for (const e of list) byProxy.set(e.proxy_addr, [...(byProxy.get(e.proxy_addr) ?? []), e]);
+  for (const [addr, entries] of byProxy) {
+    let c = cursors.get(addr);
+    if (!c) {
+      c = { id: cursors.size + 1, pos: 0 };
+      cursors.set(addr, c);
+      await ds.getRepository(LogCursorEntity).insert({ proxy_id: c.id, path: '/var/log/nginx/access.log', inode: '42', pos: 0, lines: 0, bad_lines: 0 });
+    }
+    const chunk = Buffer.from(entries.map(logLine).join(''));
+    const { batch, state } = parseChunk(chunk, initialParseState(c.pos));
+    expect([batch.length, batch.bad, state.offset]).toEqual([entries.length, 0, c.pos + chunk.length]);
+    await logStore.commit({ proxy_id: c.id, proxy_addr: addr }, batch, { inode: '42', pos: c.pos }, { inode: '42', pos: state.offset, path: '/var/log/nginx/access.log' }, 0, null);
+    c.pos = state.offset;
   }
   stored.push(...list);
 }
 
 let seq = 0;
-const entry = (over: Partial<Stored> & { ip: string; stime: number }): Stored => ({
-  proxy_host: 'shop.test', proxy_addr: '10.9.0.1', method: 'GET', url: `/page/${seq++}`, code: 200, ref: '', agent: 'Mozilla/5.0', tag: 'page', ...over,
-});
+/** An entry; its tag is what the parser's rules give its url and agent (checked against the one named). */
+const entry = (over: Partial<Stored> & { ip: string; stime: number }): Stored => {
+  const e = { proxy_host: 'shop.test', proxy_addr: '10.9.0.1', method: 'GET', url: `/page/${seq++}`, code: 200, ref: '', agent: 'Mozilla/5.0', tag: 'page' as AccessLogTag, ...over };
+  const tag = classifyRequest(e.url, e.agent);
+  if (over.tag && over.tag !== tag) throw new Error(`${e.url} / ${e.agent} is tagged ${tag}, not ${over.tag}`);
+  return { ...e, tag };
+};
 const times = (n: number, fn: (i: number) => Stored) => Array.from({ length: n }, (_, i) => fn(i));
 
 const X = '203.0.113.10';
@@ -238,8 +257,7 @@ describe(`traffic report (${DB})`, () => {
 
     // retention removes the rows of 30 hours ago: 'all' counts what is stored, the summary's hours before it go
     const cutoff = NOW - 20 * 3600;
-    await ds.query('DELETE FROM fw_access_log WHERE stime < ?', [cutoff]);
-    await ds.query('DELETE FROM fw_ip_minutes WHERE minute < ?', [Math.floor(cutoff / 60)]);
+    expect((await logStore.removeBefore(cutoff)).entries).toBe(stored.filter((e) => e.stime < cutoff).length);
     stored.splice(0, stored.length, ...stored.filter((e) => e.stime >= cutoff));
     expect((await report('shop.test', 0)).list.find((x) => x.ip === X)?.count).toBe(30);
     await checkAll();
@@ -339,7 +357,7 @@ describe(`log query (${DB})`, () => {
     expect(r).toHaveLength(5);
     expect(r[0]).toEqual({
       ip: X, forward: '', date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), time: expect.stringMatching(/^\d\d:\d\d:\d\d$/), stime: NOW - 296,
-      upstream_response_time: '', request_time: null, method: 'GET', url: '/missing/4', code: 404, ref: '', agent: 'Mozilla/5.0',
+      upstream_response_time: '0.001', request_time: 0.002, method: 'GET', url: '/missing/4', code: 404, ref: '', agent: 'Mozilla/5.0',
       proxy_host: 'shop.test', proxy_addr: '10.9.0.1', tag: 'page',
     });
     expect(new Date(`${r[0].date}T${r[0].time}Z`).getTime() / 1000).toBe(NOW - 296);
