@@ -230,6 +230,12 @@ const load1 = loadavg()[0];
 const label = (range: number) => (range === 0 ? 'all' : range < 60 ? `${range} min` : `${range / 60} h`);
 const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const worst = Math.max(...results.flatMap((r) => r.cases.map((c) => c.p95)));
+const worstKept = Math.max(...results.flatMap((r) => r.cases.map((c) => c.warm95)));
+/** Per database: the ranges whose p95 meets the goal cold, and those that do not. */
+const verdict = (r: DbResult) => {
+  const missed = r.cases.filter((c) => c.p95 >= 200).map((c) => `${label(c.range)} ${c.code} (${fmt(c.p95)})`);
+  return `${r.label}: ${missed.length ? `misses it for ${missed.join(', ')}` : 'every row meets it'}`;
+};
 const md = [
   '## Firewall: traffic report over 1,000,000 stored lines',
   '',
@@ -237,11 +243,13 @@ const md = [
   '',
   `${results[0].lines.toLocaleString('en')} lines: the shared fixture (real codes, URLs and agents, parsed by the real parser) ${COPIES} times over the 72 hours of the default retention, on 3 hosts (70/20/10 %); addresses seen ${HEAVY}+ times in the fixture keep their address in every copy, the others are new visitors in each. \`firewall.getTraffic\` for the busiest host (${HOSTS[0]}), over HTTP, one call at a time, ${RUNS} calls per row after 3 warm-up calls; the summary rolled up and ${TAIL.toLocaleString('en')} newer lines not rolled up yet (the job rolls up every minute).`,
   '',
-  `| range | code | ${results.map((r) => `${r.label} p50 / p95 / max ms`).join(' | ')} | lines in range | addresses |`,
-  `|---|---|${results.map(() => '---|').join('')}---|---|`,
-  ...results[0].cases.map((c, i) => `| ${label(c.range)} | ${c.code} | ${results.map((r) => `${fmt(r.cases[i].p50)} / ${fmt(r.cases[i].p95)} / ${fmt(r.cases[i].max)}`).join(' | ')} | ${c.total.toLocaleString('en')} | ${c.ips.toLocaleString('en')} |`),
+  `Cold: the summary part computed for every call; kept: the summary part of the same (host, code, range) kept from the call before (as between two rollups, docs/firewall.md).`,
   '',
-  `Goal p95 < 200 ms: worst p95 ${fmt(worst)} ms (${worst < 200 ? 'met' : 'NOT met'}).`,
+  `| range | code | ${results.map((r) => `${r.label} cold p50 / p95 / max ms | ${r.label} kept p95`).join(' | ')} | lines in range | addresses |`,
+  `|---|---|${results.map(() => '---|---|').join('')}---|---|`,
+  ...results[0].cases.map((c, i) => `| ${label(c.range)} | ${c.code} | ${results.map((r) => `${fmt(r.cases[i].p50)} / ${fmt(r.cases[i].p95)} / ${fmt(r.cases[i].max)} | ${fmt(r.cases[i].warm95)}`).join(' | ')} | ${c.total.toLocaleString('en')} | ${c.ips.toLocaleString('en')} |`),
+  '',
+  `Goal p95 < 200 ms: ${worst < 200 ? 'met on every row' : `NOT met on every row cold (worst p95 ${fmt(worst)} ms)`}; ${results.map(verdict).join('; ')}. With the summary part kept, the worst p95 is ${fmt(worstKept)} ms. "all" over 700,000 lines must total each of its 121,000 addresses when nothing is kept; the next step for it would be a per-address running total of the stored window (docs/firewall.md "Traffic report").`,
   '',
   '**Raw rows only** (before the summary existed; what the query costs without it), p50 of ' + RAW_RUNS + ' calls:',
   '',
