@@ -4,6 +4,7 @@ import { CfgConfigsModule } from '../cfg-configs/cfg-configs.module.js';
 import { SrvModule } from '../srv/srv.module.js';
 import { AccessLogEntity, BlockRuleEntity, FirewallSettingEntity, IpMinuteEntity, IpRuleEntity, LogCursorEntity, TrafficHourEntity } from './firewall.entities.js';
 import { FirewallController } from './firewall.controller.js';
+import { NnAutoBanEntity, NnModelEntity, TrainDataEntity } from './firewall-train.entities.js';
 import { FirewallTrafficService } from './firewall-traffic.service.js';
 import { FirewallRulesService } from './firewall-rules.service.js';
 import { FirewallSyncService } from './firewall-sync.service.js';
@@ -15,7 +16,7 @@ import { WhoisService } from './whois.service.js';
 /** Firewall and traffic (000 §2 "Firewall and traffic"): IP rules, block lists, the allowlist. Admin only. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AccessLogEntity, IpMinuteEntity, IpRuleEntity, BlockRuleEntity, LogCursorEntity, FirewallSettingEntity, TrafficHourEntity]),
+    TypeOrmModule.forFeature([AccessLogEntity, IpMinuteEntity, IpRuleEntity, BlockRuleEntity, LogCursorEntity, FirewallSettingEntity, TrafficHourEntity, TrainDataEntity, NnModelEntity, NnAutoBanEntity]),
     SrvModule,
     CfgConfigsModule,
   ],
