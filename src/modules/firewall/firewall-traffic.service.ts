@@ -208,8 +208,12 @@ interface SqliteStatement {
   run(...params: unknown[]): { changes: number };
   all(...params: unknown[]): unknown[];
 }
-/** Summary parts kept (least recently made dropped first). */
+/** Summary parts kept (least recently used dropped first). */
 const MEMO_SIZE = 64;
+/** Kept summary parts used this recently are refreshed by the job (refreshKept). */
+const KEEP_FRESH_MS = 15 * 60_000;
+/** A kept summary part: exact at watermark `w`, for the report arguments it was made for. */
+interface KeptPart extends SummaryHead { w: number; args: { host: string; range_minutes: number; code: TrafficCodeFilter }; used: number }
 interface GroupRow { ip: string; code: number; tag: string; c: number; f: number; l: number }
 
 @Injectable()
@@ -219,8 +223,8 @@ export class FirewallTrafficService {
   /** MariaDB: highest Ids seen, with when (see ROLLUP_SETTLE_MS). */
   private seen: Array<{ at: number; maxId: number }> = [];
   private rolling: Promise<unknown> | null = null;
-  /** Summary parts of reports by (host, code, first hour, watermark, top): see getTraffic. */
-  private readonly memo = new Map<string, SummaryHead>();
+  /** Summary parts of reports by (host, code, first hour): see summaryPart. */
+  private readonly memo = new Map<string, KeptPart>();
   /** SQLite: prepared statements of the report. */
   private readonly stmts = new Map<string, SqliteStatement>();
 
@@ -260,30 +264,9 @@ export class FirewallTrafficService {
 
   private async report(q: QueryFn, a: z.output<typeof TrafficArgs>): Promise<TrafficReport> {
     const report: TrafficReport = { host: a.host, range_minutes: a.range_minutes, code: a.code, total: 0, ips_total: 0, list: [] };
-    const now = nowS();
-    const [row] = await q<{ s: unknown }>('SELECT MIN(stime) AS s FROM fw_access_log WHERE proxy_host = ?', [a.host]);
-    if (row?.s === null || row?.s === undefined) return report;
-    // The window: `range` minutes back, never before the host's oldest stored line (the summary's hours
-    // are never read past what retention removed).
-    const oldest = Number(row.s);
-    const start = a.range_minutes > 0 ? Math.max(oldest, now - a.range_minutes * 60) : oldest;
-    const w = await this.watermark(q);
-    const h0 = Math.ceil(start / HOUR);
-    const [codeCond, codeParams] = codeSql(a.code);
-
-    // S: the summary's top addresses and its count of addresses and hits. It depends only on (host, code,
-    // first hour, watermark): the rollup moves the watermark in the transaction that changes the summary,
-    // and retention never removes hours from the first one on. So it is kept until the watermark moves.
-    const key = `${a.host}\t${a.code}\t${h0}\t${w}\t${a.top}`;
-    let s = this.memo.get(key);
-    if (!s) {
-      // A window over most of what is stored is grouped along the covering address index (address order,
-      // no sort of the groups); a short one reads its range of hours by the primary key.
-      const hint = (now - start) * 2 >= now - oldest ? this.byAddress : this.byHour;
-      s = await this.summaryHead(q, `FROM fw_traffic_hours ${hint} WHERE proxy_host = ? AND hour >= ?${codeCond}`, [a.host, h0, ...codeParams], a.top);
-      this.memo.set(key, s);
-      if (this.memo.size > MEMO_SIZE) this.memo.delete(this.memo.keys().next().value!);
-    }
+    const part = await this.summaryPart(q, a);
+    if (!part) return report;
+    const { s, start, h0, w, codeCond, codeParams } = part;
     // E + T: raw rows per (address, code, tag)
     const raw = await this.rawGroups(q, a.host, start, h0 * HOUR, w, codeCond, codeParams);
 
@@ -353,6 +336,105 @@ export class FirewallTrafficService {
       rule: rules.get(ip) ?? null,
     }));
     return report;
+  }
+
+  /**
+   * S of the file comment for a report: the summary's top addresses (head 200) over the hours from the
+   * window's first whole hour on, with its count of addresses and hits, exact at watermark `w`. null when
+   * the host has no stored line.
+   *
+   * Kept parts: S depends only on (host, code, first hour) and the watermark. A kept part made at an
+   * older watermark is brought forward instead of recomputed: the rollup added exactly the raw rows with
+   * Id in (kept.w, w], so their hits per address (from hour h0 on) are added to the kept head, and those
+   * addresses outside the head are looked up in the summary. The head stays the true head: an address in
+   * neither the head nor the new rows has the hits it had, no more than any head address had then. So a
+   * report costs a grouping of a minute's rows instead of the whole window, until the window's first hour
+   * changes (hourly, or when retention removes the oldest hour); the job (refreshKept) makes those anew
+   * in the background.
+   */
+  private async summaryPart(q: QueryFn, a: { host: string; range_minutes: number; code: TrafficCodeFilter }, now = nowS()) {
+    const [row] = await q<{ s: unknown }>('SELECT MIN(stime) AS s FROM fw_access_log WHERE proxy_host = ?', [a.host]);
+    if (row?.s === null || row?.s === undefined) return null;
+    // The window: `range` minutes back, never before the host's oldest stored line (the summary's hours
+    // are never read past what retention removed).
+    const oldest = Number(row.s);
+    const start = a.range_minutes > 0 ? Math.max(oldest, now - a.range_minutes * 60) : oldest;
+    const w = await this.watermark(q);
+    const h0 = Math.ceil(start / HOUR);
+    const [codeCond, codeParams] = codeSql(a.code);
+    const key = `${a.host}\t${a.code}\t${h0}`;
+    let s = this.memo.get(key);
+    if (s && s.w > w) s = undefined; // made on a newer view than this one (MariaDB: a snapshot that started earlier)
+    if (s && s.w < w) s = await this.advance(q, s, a.host, h0, w, codeCond, codeParams);
+    if (!s) {
+      // A window over most of what is stored is grouped along the covering address index (address order,
+      // no sort of the groups); a short one reads its range of hours by the primary key.
+      const hint = (now - start) * 2 >= now - oldest ? this.byAddress : this.byHour;
+      s = { ...(await this.summaryHead(q, `FROM fw_traffic_hours ${hint} WHERE proxy_host = ? AND hour >= ?${codeCond}`, [a.host, h0, ...codeParams], TOP_IP_HEAD)), w, args: { ...a }, used: 0 };
+    }
+    s.used = Date.now();
+    this.memo.delete(key); // re-inserted last: the map's order is the order of use
+    this.memo.set(key, s);
+    if (this.memo.size > MEMO_SIZE) this.memo.delete(this.memo.keys().next().value!);
+    return { s, start, h0, w, codeCond, codeParams };
+  }
+
+  /** A kept part brought from its watermark to `w` (see summaryPart). */
+  private async advance(q: QueryFn, s: KeptPart, host: string, h0: number, w: number, codeCond: string, codeParams: number[]): Promise<KeptPart> {
+    const byId = this.dialect === 'sqlite' ? '' : 'FORCE INDEX (PRIMARY)';
+    const added = await q<{ ip: string; c: unknown; f: unknown; l: unknown }>(
+      `SELECT ip, COUNT(*) AS c, MIN(stime) AS f, MAX(stime) AS l FROM fw_access_log ${byId} WHERE Id > ? AND Id <= ? AND proxy_host = ? AND stime >= ?${codeCond} GROUP BY ip`,
+      [s.w, w, host, h0 * HOUR, ...codeParams],
+    );
+    const per = new Map<string, Agg>(s.head.map((h) => [h.ip, { ...h.agg }]));
+    let total = s.total;
+    let ips = s.ips;
+    const outside: string[] = [];
+    for (const r of added) {
+      const c = num(r.c);
+      total += c;
+      const p = per.get(r.ip);
+      if (p) { p.count += c; p.first = Math.min(p.first, num(r.f)); p.last = Math.max(p.last, num(r.l)); } else outside.push(r.ip);
+    }
+    // Addresses of the new rows outside the head: their totals now; an address whose total is just its
+    // new rows was not in the summary before (a new address of the window).
+    const addedCount = new Map(added.map((r) => [r.ip, num(r.c)]));
+    for (const part of chunks(outside)) {
+      const rows = await q<{ ip: string; c: unknown; f: unknown; l: unknown }>(
+        `SELECT ip, SUM(count) AS c, MIN(first_stime) AS f, MAX(last_stime) AS l FROM fw_traffic_hours ${this.byAddress} WHERE proxy_host = ? AND ip IN (${marks(part.length)}) AND hour >= ?${codeCond} GROUP BY ip`,
+        [host, ...part, h0, ...codeParams],
+      );
+      for (const r of rows) {
+        if (num(r.c) === addedCount.get(r.ip)) ips++;
+        per.set(r.ip, { count: num(r.c), first: num(r.f), last: num(r.l) });
+      }
+    }
+    const head = topN(per, TOP_IP_HEAD).map(([ip, agg]) => ({ ip, agg }));
+    return { head, total, ips, w, args: s.args, used: s.used };
+  }
+
+  /**
+   * The job's part on every instance: kept parts used in the last KEEP_FRESH_MS are brought to the
+   * current watermark, and made anew when their window's first hour has moved, so that reports rarely
+   * wait for a whole grouping. Failures are logged, never thrown.
+   */
+  async refreshKept(): Promise<void> {
+    const since = Date.now() - KEEP_FRESH_MS;
+    const seen = new Set<string>();
+    for (const s of [...this.memo.values()].reverse()) {
+      const id = `${s.args.host}\t${s.args.code}\t${s.args.range_minutes}`;
+      if (s.used < since || seen.has(id)) continue;
+      seen.add(id);
+      const used = s.used;
+      try {
+        await this.snapshot(async (q) => {
+          const part = await this.summaryPart(q, s.args);
+          if (part) part.s.used = used; // a refresh is not a use
+        });
+      } catch (e) {
+        this.log.warn(`traffic summary refresh failed: ${(e as Error).message}`);
+      }
+    }
   }
 
   /** Forgets the kept summary parts (the benchmark measures reports without them). */
@@ -693,15 +775,17 @@ export class FirewallTrafficService {
     return r.affected ?? 0;
   }
 
-  /** The job (every minute, on instances with CRON_ENABLED): rollup, then prune. Failures are logged, never thrown. */
+  /** The job (every minute): on instances with CRON_ENABLED rollup, then prune; on every instance, its kept summary parts brought forward. Failures are logged, never thrown. */
   async scheduledRollup(): Promise<void> {
-    if (!this.cfg.cronEnabled) return;
-    try {
-      await this.rollup();
-      await this.pruneSummary();
-    } catch (e) {
-      this.log.warn(`traffic rollup failed: ${(e as Error).message}`);
+    if (this.cfg.cronEnabled) {
+      try {
+        await this.rollup();
+        await this.pruneSummary();
+      } catch (e) {
+        this.log.warn(`traffic rollup failed: ${(e as Error).message}`);
+      }
     }
+    await this.refreshKept();
   }
 }
 
