@@ -1,0 +1,159 @@
+/**
+ * The neural score's network (src/modules/firewall/nn-model.ts): the Scorer's forward pass equals
+ * brain.js `run`; training in a worker thread on 70% of generated labelled traffic (test/helpers/
+ * traffic-gen.ts through the real log parser and featuresOf) scores the held-out 30% with accuracy of
+ * 0.9 or more; progress arrives; an abort rejects with AbortError and ends the thread; explain puts the
+ * feature made extreme first.
+ */
+import brain from 'brain.js';
+import { readdirSync } from 'node:fs';
+import { FEATURE_NAMES, NN_HIDDEN_LAYERS } from '../../src/contracts/firewall-train.js';
+import { featuresOf, toInput } from '../../src/modules/firewall/ip-features.js';
+import { finishChunk, parseChunk } from '../../src/modules/firewall/log-parser.js';
+import { Scorer, trainInWorker, typicalInput, type TrainProgress, type TrainSample } from '../../src/modules/firewall/nn-model.js';
+import { generateTraffic, prng, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
+
+const START = Date.UTC(2026, 4, 12, 9, 0, 0) / 1000; // 09:00 UTC: daytime
+const MINUTES = 60;
+
+/** Samples of generated traffic: real log lines through the real parser, then featuresOf per address. */
+function samplesOf(seed: number, people: number, bots: number): Array<TrainSample & { ip: string }> {
+  const { lines, labels } = generateTraffic({ seed, people, bots, host: 'books.test', start: START, minutes: MINUTES });
+  const data = Buffer.from(lines.join('\n') + '\n', 'latin1');
+  const first = parseChunk(data);
+  const rest = finishChunk(first.state);
+  const entries = [...first.batch.toEntries({ proxy_addr: '10.0.0.1' }), ...rest.batch.toEntries({ proxy_addr: '10.0.0.1' })];
+  expect(entries.length).toBe(lines.length);
+  const byIp = new Map<string, typeof entries>();
+  for (const e of entries) {
+    let l = byIp.get(e.ip);
+    if (!l) byIp.set(e.ip, (l = []));
+    l.push(e);
+  }
+  const opts = { bookPattern: TRAFFIC_BOOK_PATTERN, now: START + MINUTES * 60, windowS: MINUTES * 60 };
+  return [...labels].map(([ip, label]) => ({ ip, input: toInput(featuresOf(byIp.get(ip) ?? [], opts)), output: label }));
+}
+
+/** Threads of this process (Linux): a worker thread adds some while it runs. */
+const threads = () => readdirSync('/proc/self/task').length;
+
+describe('Scorer', () => {
+  it('gives the same output as brain.js run (to 1e-6) on random inputs', () => {
+    const rnd = prng(7);
+    const net = new brain.NeuralNetwork({ hiddenLayers: [...NN_HIDDEN_LAYERS], activation: 'sigmoid' });
+    const data = Array.from({ length: 40 }, () => ({ input: FEATURE_NAMES.map(() => rnd()), output: [rnd() < 0.5 ? 0 : 1] }));
+    net.train(data, { iterations: 3 });
+    const json = JSON.parse(JSON.stringify(net.toJSON()));
+    const scorer = new Scorer(json);
+    const again = new brain.NeuralNetwork().fromJSON(json);
+    const inputs = Array.from({ length: 300 }, () => FEATURE_NAMES.map(() => rnd()));
+    const mine = scorer.scoreMany(inputs);
+    let worst = 0;
+    inputs.forEach((x, i) => {
+      worst = Math.max(worst, Math.abs(mine[i] - net.run(x)[0]), Math.abs(mine[i] - again.run(x)[0]));
+    });
+    expect(worst).toBeLessThan(1e-6);
+    expect(new Set(mine.map((v) => v.toFixed(6))).size).toBeGreaterThan(1);
+  });
+
+  it('refuses what is not a model', () => {
+    expect(() => new Scorer({})).toThrow('Not a brain.js NeuralNetwork model');
+    expect(() => new Scorer(null)).toThrow('Not a brain.js NeuralNetwork model');
+  });
+
+  it('typicalInput is the per-feature median', () => {
+    expect(typicalInput([[0, 1], [1, 0], [0.5, 0.2]])).toEqual([0.5, 0.2]);
+    expect(typicalInput([[0, 1], [1, 0]])).toEqual([0.5, 0.5]);
+    expect(typicalInput([])).toEqual(FEATURE_NAMES.map(() => 0));
+  });
+});
+
+describe('trainInWorker', () => {
+  const all = samplesOf(11, 150, 100);
+  // a seeded shuffle, then 70% / 30%
+  const rnd = prng(3);
+  const shuffled = all.map((s) => ({ s, k: rnd() })).sort((a, b) => a.k - b.k).map((x) => x.s);
+  const cut = Math.round(shuffled.length * 0.7);
+  const train = shuffled.slice(0, cut);
+  const held = shuffled.slice(cut);
+
+  it('the generated traffic has both labels in both parts', () => {
+    for (const part of [train, held]) {
+      expect(part.some((s) => s.output === 0)).toBe(true);
+      expect(part.some((s) => s.output === 1)).toBe(true);
+    }
+  });
+
+  it('learns from 70% of the traffic and scores the held-out 30% with accuracy >= 0.9; progress arrives; explain names the extreme feature', async () => {
+    const progress: TrainProgress[] = [];
+    const model = await trainInWorker(train, { iterations: 400, errorThresh: 0.01, progressEvery: 5, onProgress: (p) => progress.push(p) });
+    expect(model.iterations).toBeGreaterThan(0);
+    expect(model.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(model.error).toBeLessThan(0.05);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0].iteration).toBe(5);
+    expect(progress.every((p, i) => i === 0 || p.iteration > progress[i - 1].iteration)).toBe(true);
+    expect(Number.isFinite(progress[progress.length - 1].error)).toBe(true);
+
+    const scorer = new Scorer(model.json);
+    // the model from the worker is a brain.js model: brain.js scores it the same
+    const net = new brain.NeuralNetwork().fromJSON(model.json as never);
+    const scores = scorer.scoreMany(held.map((s) => s.input));
+    held.forEach((s, i) => expect(Math.abs(scores[i] - net.run(s.input)[0])).toBeLessThan(1e-6));
+    const right = held.filter((s, i) => (scores[i] >= 0.5 ? 1 : 0) === s.output).length;
+    const accuracy = right / held.length;
+    expect(accuracy).toBeGreaterThanOrEqual(0.9);
+
+    // explain: a person with a library's agent on every request; ua_library pushed the score up most
+    const typical = typicalInput(train.map((s) => s.input));
+    const person = held.find((s, i) => s.output === 0 && scores[i] < 0.2)!;
+    expect(person).toBeDefined();
+    const lib = FEATURE_NAMES.indexOf('ua_library');
+    const x = person.input.slice();
+    x[lib] = 1;
+    const top = scorer.explain(x, typical, 3);
+    expect(top.length).toBeGreaterThan(0);
+    expect(top.length).toBeLessThanOrEqual(3);
+    expect(top[0].feature).toBe('ua_library');
+    expect(top[0].effect).toBeGreaterThan(0);
+    for (let i = 1; i < top.length; i++) expect(Math.abs(top[i].effect)).toBeLessThanOrEqual(Math.abs(top[i - 1].effect));
+    // the effect is the score's change when the feature goes back to the typical value
+    const back = x.slice();
+    back[lib] = typical[lib];
+    expect(top[0].effect).toBeCloseTo(scorer.score(x) - scorer.score(back), 12);
+  });
+
+  it('an abort rejects with AbortError and ends the worker thread', async () => {
+    const before = threads();
+    const ctl = new AbortController();
+    let seen = 0;
+    // big enough to still be training when aborted
+    const big = Array.from({ length: 3 }, () => train).flat();
+    const p = trainInWorker(big, {
+      iterations: 100_000,
+      errorThresh: 1e-9,
+      progressEvery: 1,
+      signal: ctl.signal,
+      onProgress: () => {
+        if (++seen === 2) ctl.abort();
+      },
+    });
+    await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen).toBeGreaterThanOrEqual(2);
+    const after = await (async () => {
+      for (let i = 0; i < 50; i++) {
+        if (threads() <= before) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return threads();
+    })();
+    expect(after).toBeLessThanOrEqual(before);
+  });
+
+  it('an already aborted signal rejects at once; no samples is an error', async () => {
+    const ctl = new AbortController();
+    ctl.abort();
+    await expect(trainInWorker(train, { signal: ctl.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(trainInWorker([])).rejects.toThrow('No samples to train on');
+  });
+});
