@@ -43,4 +43,5 @@ export const routes: AppRoute[] = [
   { path: '/firewall/processing_logs', element: lazyPage(() => import('../areas/firewall/IpStatsPage.js')) },
   { path: '/firewall/iptables_rules', element: lazyPage(() => import('../areas/firewall/IpRulesPage.js')) },
   { path: '/firewall/iptables_block_list', element: lazyPage(() => import('../areas/firewall/BlockListPage.js')) },
+  { path: '/firewall/train_data', element: lazyPage(() => import('../areas/firewall/TrainDataPage.js')) },
 ];

@@ -12,6 +12,7 @@ import {
   type AccessLogTag, type TrafficCodeFilter, type TrafficIp, type TrafficRow,
 } from '../../../contracts/firewall.js';
 import { PAGE_PARAM } from '../../../contracts/constants.js';
+import type { NeyronScore, TrainMark } from '../../../contracts/firewall-train.js';
 import { useAsync, useRpc } from '../../api/hooks.js';
 import { rpc } from '../../api/rpc.js';
 import { ConfirmButton } from '../../kit/ConfirmButton.js';
@@ -21,7 +22,11 @@ import { PageTitle } from '../../kit/PageTitle.js';
 import { Pager, usePageParam } from '../../kit/pagination.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
 import type { TrafficQuery } from './api.js';
+import { AiReportPanel } from './AiReportPanel.js';
 import { FirewallControls } from './FirewallControls.js';
+import { ScoreCell, useNeyronScores } from './NeuralScore.js';
+import { MarkBadge, TrainButtons, badQuestion, useTrainMarks } from './TrainMarks.js';
+import { TrainPanel } from './TrainPanel.js';
 import { RuleBadge, WhoisModal, banQuestion, groupOf, useIpRuleActions } from './shared.js';
 import { ROWS_LIMIT, useTrafficRows } from './useTrafficRows.js';
 import './firewall.css';
@@ -82,9 +87,23 @@ function Codes({ codes }: { codes: Record<string, number> }) {
   );
 }
 
-/** One address of the IP list: count, first / last seen, status codes, rule, OK / BAD / Whois. Room is kept for the neural score and marks (next issue). */
-function IpRow({ r, selected, compact, newest, onOpen, onOk, onBad, onWhois, busy }: {
+/** The neural score and training mark of an address, as the list and the detail show them. */
+interface TrainProps {
+  mark: TrainMark | undefined;
+  score: NeyronScore | undefined;
+  noModel: boolean;
+  onMark: (bal: TrainMark) => Promise<unknown>;
+  markBusy: boolean;
+}
+
+/**
+ * One address of the IP list: count, first / last seen, status codes, rule, neural score (with its top
+ * effects), training mark; OK / BAD / Whois (rules) and 'Train: Ok Ne Bad' (marks; in the detail only
+ * while an address is open).
+ */
+function IpRow({ r, selected, compact, newest, onOpen, onOk, onBad, onWhois, busy, train }: {
   r: TrafficIp; selected: boolean; compact: boolean; newest?: TrafficRow; onOpen: () => void; onOk: () => void; onBad: () => Promise<unknown>; onWhois: () => void; busy: boolean;
+  train: TrainProps;
 }) {
   return (
     <tr data-ip={r.ip} className={selected ? 'table-active' : undefined}>
@@ -97,11 +116,14 @@ function IpRow({ r, selected, compact, newest, onOpen, onOk, onBad, onWhois, bus
       {!compact && <td className="small text-nowrap d-none d-md-table-cell">{fmtDateTime(r.last)}</td>}
       <td><Codes codes={r.codes} /></td>
       <td data-label="Rule"><RuleBadge status={r.rule} /></td>
+      <td data-label="Score" className="app-fw-score-cell"><ScoreCell s={train.score} noModel={train.noModel} /></td>
+      <td data-label="Mark"><MarkBadge bal={train.mark} /></td>
       <td className="text-nowrap">
-        <div className="d-flex gap-1">
+        <div className="d-flex gap-1 align-items-center">
           <Button size="sm" variant="outline-success" onClick={onOk} disabled={busy} aria-label={`OK ${r.ip}`}>OK</Button>
           <ConfirmButton label="BAD" title={`Ban ${r.ip}`} text={banQuestion(r.ip)} confirmLabel="Yes" variant="outline-danger" onConfirm={onBad} disabled={busy} />
           <Button size="sm" variant="outline-secondary" onClick={onWhois} aria-label={`Whois ${r.ip}`}>Whois</Button>
+          {!compact && <span className="ms-2"><TrainButtons ip={r.ip} current={train.mark} onMark={train.onMark} busy={train.markBusy} /></span>}
         </div>
       </td>
     </tr>
@@ -109,9 +131,9 @@ function IpRow({ r, selected, compact, newest, onOpen, onOk, onBad, onWhois, bus
 }
 
 /** The log rows of the open address (000 §3 Traffic log row), tag buttons filter them. */
-function IpDetail({ r, query, tag, preloaded, onTag, onBan, onAllow, onWhois, busy }: {
+function IpDetail({ r, query, tag, preloaded, onTag, onBan, onAllow, onWhois, busy, train }: {
   r: TrafficIp; query: TrafficQuery; tag: AccessLogTag | null; preloaded?: TrafficRow[]; onTag: (t: AccessLogTag | null) => void;
-  onBan: () => Promise<unknown>; onAllow: () => void; onWhois: () => void; busy: boolean;
+  onBan: () => Promise<unknown>; onAllow: () => void; onWhois: () => void; busy: boolean; train: TrainProps;
 }) {
   // With a tag the server filters (the newest rows of that tag); without one the preloaded rows are used.
   const own = useAsync(
@@ -133,6 +155,11 @@ function IpDetail({ r, query, tag, preloaded, onTag, onBan, onAllow, onWhois, bu
           <Button size="sm" variant="success" onClick={onAllow} disabled={busy}>Allowed</Button>
           <Button size="sm" variant="outline-secondary" onClick={onWhois}>Whois</Button>
         </div>
+      </div>
+      <div className="d-flex flex-wrap align-items-center gap-2 mb-2">
+        <span className="small">Score: <ScoreCell s={train.score} noModel={train.noModel} /></span>
+        <span className="small">Mark: <MarkBadge bal={train.mark} /></span>
+        {!mobile && <span className="ms-auto"><TrainButtons ip={r.ip} current={train.mark} onMark={train.onMark} busy={train.markBusy} /></span>}
       </div>
       <div className="d-flex flex-wrap gap-1 mb-2" role="group" aria-label="Tags">
         <Button size="sm" variant={tag === null ? 'dark' : 'outline-dark'} onClick={() => onTag(null)} aria-pressed={tag === null}>all</Button>
@@ -209,8 +236,10 @@ function orderList(list: TrafficIp[], group: 2 | 3 | null): TrafficIp[] {
  * /firewall (000 §2 "Firewall and traffic"): the traffic screen. The filter (domain, range, code) and
  * what is open (address, tag, top bucket, grouping, page) live in the URL. The report lists the top
  * addresses; the IP list pages them 30 at a time and preloads their log rows 10 at a time; an address
- * opens its log rows with tag buttons, Blok / Allowed / Whois. At 992 px or less the open address gets
- * the bottom bar (Ok, Bad, Blok, Back). Decisions: docs/firewall.md "Screens".
+ * opens its log rows with tag buttons, Blok / Allowed / Whois. Firewall II: each address shows its
+ * neural score and training mark with 'Train: Ok Ne Bad'; the training and AI report panels of the host
+ * sit above the list. At 992 px or less the open address gets the bottom bar (Ok, Ne, Bad: marks, then
+ * on to the next address; Blok; Back). Decisions: docs/firewall.md "Screens".
  */
 export default function TrafficPage() {
   const url = useTrafficUrl();
@@ -238,6 +267,15 @@ export default function TrafficPage() {
   const pageIps = useMemo(() => pageList.map((r) => r.ip), [pageList.map((r) => r.ip).join(',')]); // eslint-disable-line react-hooks/exhaustive-deps
   const preload = useTrafficRows(query, pageIps);
   const open = list.find((r) => r.ip === url.ip) ?? null;
+  // Firewall II: marks (a mark of 1 bans on the server: the rule column follows), scores of the page's addresses (and of the open one).
+  const marks = useTrainMarks(url.host, useCallback((ip: string) => onChanged(ip, 1), [onChanged]));
+  const [modelVersion, setModelVersion] = useState(0);
+  const scoreIps = useMemo(() => (open && !pageIps.includes(open.ip) ? [...pageIps, open.ip] : pageIps), [pageIps, open?.ip]); // eslint-disable-line react-hooks/exhaustive-deps
+  const neyron = useNeyronScores(url.host, scoreIps, modelVersion);
+  const trainOf = (ip: string): TrainProps => ({
+    mark: marks.marks.get(ip), score: neyron.scores.get(ip), noModel: neyron.noModel, markBusy: marks.busy,
+    onMark: (bal) => marks.setMark(ip, bal),
+  });
 
   const items: ListItem[] = [];
   let lastGroup = '';
@@ -273,11 +311,17 @@ export default function TrafficPage() {
     url.patch({ ip: next, tag: null, ...(i >= 0 ? { [PAGE_PARAM]: Math.floor(i / IP_LIST_PAGE) + 1 > 1 ? Math.floor(i / IP_LIST_PAGE) + 1 : null } : {}) });
   };
 
+  /** The mobile bar's marks: set, then on to the next address. */
+  const mark = async (ip: string, bal: TrainMark) => {
+    if (await marks.setMark(ip, bal)) goNext(ip);
+  };
+
   const detail = open && query && (
     <IpDetail
       r={open} query={query} tag={url.tag} preloaded={preload.rows.get(open.ip)}
       onTag={(t) => url.patch({ tag: t }, { replace: true })}
       onBan={() => actions.ban(open.ip)} onAllow={() => void actions.allow(open.ip)} onWhois={() => setWhois(open.ip)} busy={actions.busy}
+      train={trainOf(open.ip)}
     />
   );
   const showList = !(mobile && open);
@@ -314,6 +358,12 @@ export default function TrafficPage() {
       </Form>
 
       {!url.host && <EmptyState title="Traffic" text="Enter a domain to see who requests it." />}
+      {url.host && showList && (
+        <>
+          <TrainPanel host={url.host} onModel={(m) => setModelVersion(m.version)} />
+          <AiReportPanel host={url.host} />
+        </>
+      )}
       {url.host && (
         <>
           <ErrorAlert error={report.error} onRetry={() => void report.reload()} />
@@ -353,18 +403,19 @@ export default function TrafficPage() {
                               <tr>
                                 <th>IP</th><th className="text-end">Count</th>
                                 {!open && <><th className="d-none d-md-table-cell">First</th><th className="d-none d-md-table-cell">Last</th></>}
-                                <th>Codes</th><th>Rule</th><th />
+                                <th>Codes</th><th>Rule</th><th>Score</th><th>Mark</th><th />
                               </tr>
                             </thead>
                             <tbody>
                               {items.map((it) => it.kind === 'group' ? (
                                 <tr key={it.key} className="table-secondary app-fw-group" data-group={it.group!.name}>
-                                  <td colSpan={open ? 5 : 7} className="small fw-semibold">{it.group!.name} · {plural(it.group!.ips, 'address', 'addresses')} · {plural(it.group!.count, 'request')}</td>
+                                  <td colSpan={open ? 7 : 9} className="small fw-semibold">{it.group!.name} · {plural(it.group!.ips, 'address', 'addresses')} · {plural(it.group!.count, 'request')}</td>
                                 </tr>
                               ) : (
                                 <IpRow
                                   key={it.key} r={it.ip!} selected={it.ip!.ip === url.ip} compact={!!open} newest={preload.rows.get(it.ip!.ip)?.[0]} busy={actions.busy}
                                   onOpen={() => openIp(it.ip!.ip)} onOk={() => void actions.allow(it.ip!.ip)} onBad={() => actions.ban(it.ip!.ip)} onWhois={() => setWhois(it.ip!.ip)}
+                                  train={trainOf(it.ip!.ip)}
                                 />
                               ))}
                             </tbody>
@@ -387,11 +438,12 @@ export default function TrafficPage() {
 
       {mobile && open && (
         <nav className="app-fw-bottom-bar" aria-label="Review" data-testid="fw-bottom-bar">
-          <Button variant="success" onClick={() => void actions.allow(open.ip).then((s) => s !== undefined && goNext(open.ip))} disabled={actions.busy}>Ok</Button>
-          <ConfirmButton label="Bad" size="lg" title={`Ban ${open.ip}`} text={banQuestion(open.ip)} variant="warning"
-            onConfirm={async () => { if ((await actions.ban(open.ip)) !== undefined) goNext(open.ip); }} disabled={actions.busy} />
+          <Button variant="success" onClick={() => void mark(open.ip, 0)} disabled={marks.busy}>Ok</Button>
+          <Button variant="secondary" onClick={() => void mark(open.ip, 0.5)} disabled={marks.busy}>Ne</Button>
+          <ConfirmButton label="Bad" size="lg" title={`Mark ${open.ip} Bad`} text={badQuestion(open.ip)} variant="warning"
+            onConfirm={() => mark(open.ip, 1)} disabled={marks.busy} />
           <ConfirmButton label="Blok" size="lg" title={`Ban ${open.ip}`} text={banQuestion(open.ip)} variant="danger" onConfirm={() => actions.ban(open.ip)} disabled={actions.busy} />
-          <Button variant="secondary" onClick={() => openIp(null)}>Back</Button>
+          <Button variant="outline-secondary" onClick={() => openIp(null)}>Back</Button>
         </nav>
       )}
       <WhoisModal ip={whois} onHide={() => setWhois(null)} />
