@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { FEATURE_NAMES, type FeatureVector } from '../../src/contracts/firewall-train.js';
-import { featuresOf, fromInput, loadFeatures, requiredLiteral, toInput, type FeatureRow, type Query } from '../../src/modules/firewall/ip-features.js';
+import { featuresOf, fromInput, loadFeatures, requiredLiteral, toInput, type FeatureOptions, type FeatureRow, type Query } from '../../src/modules/firewall/ip-features.js';
 import { finishChunk, parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { generateTraffic, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
 
@@ -19,7 +19,7 @@ const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefo
 const row = (dt: number, over: Partial<FeatureRow> = {}): FeatureRow => ({
   stime: NOW - dt, method: 'GET', url: '/a', code: 200, ref: 'https://x.test/', agent: BROWSER, request_time: 0.1, tag: 'page', ...over,
 });
-const f = (rows: FeatureRow[], opts = OPTS) => featuresOf(rows, opts);
+const f = (rows: FeatureRow[], opts: FeatureOptions = OPTS) => featuresOf(rows, opts);
 const inRange = (v: FeatureVector) => FEATURE_NAMES.every((k) => Number.isFinite(v[k]) && v[k] >= 0 && v[k] <= 1);
 
 describe('featuresOf: each feature', () => {
