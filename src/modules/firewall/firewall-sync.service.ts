@@ -77,18 +77,48 @@ const SYNC_COMMAND_TIMEOUT_MS = 120_000;
 
 const isV6 = (e: SetEntry) => e.split(' ')[0].includes(':');
 
-/** The shell script run on a proxy (stdin: the `ipset restore` lines that fill the new sets). */
+/** The first line the console writes to the sync command's stdin when it may go on (else the reason it may not). */
+export const GO_LINE = 'go';
+
+/**
+ * The shell script run on a proxy. Stdin: first a line, `go` or the reason to stop (the console checked
+ * what the proxy holds), then the `ipset restore` lines that fill the new sets. Any failing command ends
+ * it with that command's status (`set -e` alone would not end it at a failure inside `if ... then a && b`,
+ * hence the `|| exit $?`), and a failure destroys the temporary sets. Both swaps come before the DROP
+ * rules, and `ipset restore` has made both new sets before the first swap.
+ */
 export function syncScript(sudo: string): string {
-  const lines = ['set -e'];
-  for (const f of FAMILIES) lines.push(`${sudo}ipset destroy ${f.set}_new 2>/dev/null || true`);
-  lines.push(`${sudo}ipset restore`);
+  const destroyNew = FAMILIES.map((f) => `${sudo}ipset destroy ${f.set}_new 2>/dev/null || true`).join('; ');
+  const lines = [
+    'set -e',
+    'read -r verdict',
+    `[ "$verdict" = ${GO_LINE} ] || { printf '%s\n' "$verdict" >&2; exit 1; }`,
+    destroyNew,
+    `trap 'rc=$?; if [ $rc -ne 0 ]; then ${destroyNew}; fi; exit $rc' EXIT`,
+    `${sudo}ipset restore`,
+  ];
   for (const f of FAMILIES) {
     // Atomic: traffic sees the old set or the new one, never a half-filled set.
-    lines.push(`if ${sudo}ipset -q list -n ${f.set} >/dev/null; then ${sudo}ipset swap ${f.set}_new ${f.set} && ${sudo}ipset destroy ${f.set}_new; else ${sudo}ipset rename ${f.set}_new ${f.set}; fi`);
+    lines.push(`if ${sudo}ipset -q list -n ${f.set} >/dev/null; then ${sudo}ipset swap ${f.set}_new ${f.set} && ${sudo}ipset destroy ${f.set}_new || exit $?; else ${sudo}ipset rename ${f.set}_new ${f.set}; fi`);
+  }
+  for (const f of FAMILIES) {
     const rule = `INPUT -m set --match-set ${f.set} src -j DROP`;
     lines.push(`${sudo}${f.iptables} -C ${rule} 2>/dev/null || ${sudo}${f.iptables} -I ${rule.replace('INPUT', 'INPUT 1')}`);
   }
   return lines.join('\n');
+}
+
+/**
+ * Sets of the sync's names that `ipset swap` cannot replace (made by hand or another tool with another
+ * type or family): the reason, or null when every one present is `hash:net` of its family.
+ */
+export function incompatibleSets(saved: string): string | null {
+  const bad: string[] = [];
+  for (const f of FAMILIES) {
+    const m = new RegExp(`^create ${f.set} (\\S+)(?:.*? family (\\S+))?`, 'm').exec(saved);
+    if (m && (m[1] !== 'hash:net' || m[2] !== f.family)) bad.push(`${f.set} is ${m[1]} family ${m[2] ?? '?'}`);
+  }
+  return bad.length ? `the proxy's ipset ${bad.join(', ')}, not hash:net of its family: the sync cannot swap it in (rename or destroy it on the proxy)` : null;
 }
 
 /** The `ipset restore` input that creates and fills the new sets. */
@@ -161,12 +191,14 @@ export class FirewallSyncService {
       // One command, audited like SshService.exec: it prints the sets as they are and the address this
       // console comes from ($SSH_CLIENT), then waits on stdin for the new sets (`ipset restore`) while the
       // plan is made here; a dry run stops after the first part. One channel, one shell start.
-      const save = `${sudo}ipset save ${IPSET_NAMES.v4} 2>/dev/null; ${sudo}ipset save ${IPSET_NAMES.v6} 2>/dev/null; echo "# console \${SSH_CLIENT%% *}"; echo "${SAVED_MARK}"`;
+      // `ipset list -n` first: a proxy where ipset cannot run (not installed, sudo refused) fails here,
+      // dry run included; `ipset save` of a set that does not exist yet is silent.
+      const save = `${sudo}ipset list -n >/dev/null || exit $?; ${sudo}ipset save ${IPSET_NAMES.v4} 2>/dev/null; ${sudo}ipset save ${IPSET_NAMES.v6} 2>/dev/null; echo "# console \${SSH_CLIENT%% *}"; echo "${SAVED_MARK}"`;
       const command = a.dry_run ? save : `${save}\n${syncScript(sudo)}`;
       const audited = a.dry_run ? save : `${save}\n(ipset restore of the deny set, swap, DROP rules)`;
       const started = Date.now();
       // what the output callback finds (TypeScript does not follow assignments made in callbacks)
-      const st: { plan: { added: string[]; removed: string[] } | null; stdin: StdinChannel | null } = { plan: null, stdin: null };
+      const st: { plan: { added: string[]; removed: string[] } | null; refused: string | null; stdin: StdinChannel | null } = { plan: null, refused: null, stdin: null };
       let recorded = false;
       let conn: SshConnection | null = null;
       try {
@@ -188,12 +220,14 @@ export class FirewallSyncService {
             const { entries } = planFor(consoleAddress(text));
             const wanted = new Set(entries);
             st.plan = { added: entries.filter((e) => !before.has(e)), removed: sortAddresses([...before].filter((e) => !wanted.has(e))) };
-            st.stdin?.end(restoreInput(entries));
+            st.refused = incompatibleSets(text);
+            st.stdin?.end(st.refused ? `${st.refused}\n` : `${GO_LINE}\n${restoreInput(entries)}`);
           },
         });
-        const ok = r.code === 0 && st.plan !== null;
+        const ok = r.code === 0 && st.plan !== null && !st.refused;
         recorded = true;
         await this.ssh.recordCommand(target, audited, opts, started, ok ? 'ok' : 'error', `exit ${r.code ?? r.signal}`);
+        if (st.refused) throw new Error(st.refused);
         if (!ok || !st.plan) throw new Error(`ipset/iptables failed (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().slice(0, 500) || 'no output'}`);
         return { Id: p.Id, name: p.name, ok: true, added: st.plan.added, removed: st.plan.removed };
       } catch (e) {
