@@ -18,7 +18,7 @@ export interface MenuGroup {
 }
 
 export const MENU: MenuGroup[] = [
-  { label: 'Monitoring', items: [{ path: '/monitor', label: 'Monitor' }] },
+  { label: 'Monitoring', items: [{ path: '/monitor', label: 'Monitor' }, { path: '/monitor2', label: 'Node load' }] },
   {
     label: 'Firewall', role: Role.admin,
     items: [

@@ -44,4 +44,8 @@ export const routes: AppRoute[] = [
   { path: '/firewall/iptables_rules', element: lazyPage(() => import('../areas/firewall/IpRulesPage.js')) },
   { path: '/firewall/iptables_block_list', element: lazyPage(() => import('../areas/firewall/BlockListPage.js')) },
   { path: '/firewall/train_data', element: lazyPage(() => import('../areas/firewall/TrainDataPage.js')) },
+  { path: '/monitor', element: lazyPage(() => import('../areas/monitor/MonitorPage.js')) },
+  { path: '/monitor/:cat', element: lazyPage(() => import('../areas/monitor/MonitorPage.js')), title: 'Monitor' },
+  { path: '/monitor2', element: lazyPage(() => import('../areas/monitor/Monitor2Page.js')) },
+  { path: '/monitor2/:cat', element: lazyPage(() => import('../areas/monitor/Monitor2Page.js')), title: 'Node load' },
 ];
