@@ -1,0 +1,310 @@
+/**
+ * The neural score (issue 9 "Tests and figures"):
+ *   1. training time per iteration on 2,000 samples (hidden [60, 60, 30], sigmoid), in the worker thread
+ *      (trainInWorker) beside plain brain.js on the main thread, in the same run;
+ *   2. the event loop's delay (perf_hooks monitorEventLoopDelay) while the worker trains, beside the same
+ *      while brain.js trains on the main thread;
+ *   3. scoring throughput including feature building from stored rows: a store of FW_TRAIN_BENCH_IPS
+ *      (default 50,000) addresses and ~20 rows each in the last hour on one host (plus another host's
+ *      rows), on SQLite and on MariaDB (127.0.0.1:3306, root, a database of its own), through the real app's
+ *      schema and TypeORM's `DataSource.query`: loadFeatures for the whole host, toInput, Scorer. Also a
+ *      list of 1,000 addresses (getNeyronData's size), the rows streamed into JS (featuresOf) instead
+ *      of the SQL aggregation, and the forward pass alone (Scorer beside brain.js run).
+ * Run: `npm run bench -- firewall-train`.
+ */
+import brain from 'brain.js';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createConnection } from 'mysql2/promise';
+import type { DataSource } from 'typeorm';
+import { FEATURE_NAMES, NN_HIDDEN_LAYERS } from '../src/contracts/firewall-train.js';
+import { featuresOf, loadFeatures, toInput, type FeatureRow, type Query } from '../src/modules/firewall/ip-features.js';
+import { Scorer, trainInWorker } from '../src/modules/firewall/nn-model.js';
+import { machine, startBenchApp, writeSection } from './lib.js';
+
+const SAMPLES = 2000;
+const ITER = Number(process.env.FW_TRAIN_BENCH_ITER ?? 5);
+const LOOP_ITER = Number(process.env.FW_TRAIN_BENCH_LOOP_ITER ?? 20);
+const IPS = Number(process.env.FW_TRAIN_BENCH_IPS ?? 50_000);
+const HOST = 'books.test';
+const BOOK = /^\/book\/(\d+)/;
+const MARIADB = process.env.BENCH_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306/';
+
+/** mulberry32 */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rnd = prng(42);
+const int = (a: number, b: number) => a + Math.floor(rnd() * (b - a + 1));
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en') : n.toFixed(1));
+const load0 = loadavg()[0];
+
+// ---------------------------------------------------------------------------------------------
+// Stored rows: people and bots
+
+const BROWSERS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
+];
+const BOTS = ['curl/8.5.0', 'python-requests/2.31.0', 'Go-http-client/1.1', 'Mozilla/5.0 (compatible; ExampleBot/2.1; +http://example.com/bot.html)', ''];
+
+/** ~20 rows of one address in the hour before `now`, as fw_access_log rows. */
+function rowsOf(ip: string, now: number, host: string): FeatureRow[] {
+  const bot = rnd() < 0.2;
+  const n = bot ? int(20, 60) : int(8, 24);
+  const agent = bot ? pick(BOTS) : pick(BROWSERS);
+  let t = now - int(60, 3500);
+  const out: FeatureRow[] = [];
+  let book = int(1, 5000);
+  for (let i = 0; i < n && t <= now; i++) {
+    const page = !bot && i % 4 !== 0;
+    const url = bot ? `/book/${int(1, 5000)}/page/${int(1, 300)}` : page ? pick(['/static/app.css', '/static/app.js', `/img/cover-${book}.jpg`]) : `/book/${(book = rnd() < 0.2 ? int(1, 5000) : book)}/page/${i}`;
+    out.push({
+      ip, stime: t, method: bot && rnd() < 0.15 ? 'HEAD' : 'GET', url, code: rnd() < 0.05 ? 404 : 200, ref: bot ? '' : `https://${host}/`, agent,
+      request_time: Math.round(rnd() * 300) / 1000, tag: bot ? 'bot' : page ? 'static' : 'page',
+    } as FeatureRow & { ip: string });
+    t += bot ? int(0, 3) : page ? 0 : int(20, 120);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. and 2. training
+
+function trainingSamples() {
+  const now = Math.floor(Date.now() / 1000);
+  const samples: Array<{ input: number[]; output: number }> = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const rows = rowsOf(`10.9.${i >> 8}.${i & 255}`, now, HOST);
+    samples.push({ input: toInput(featuresOf(rows, { bookPattern: BOOK, now })), output: rows[0].tag === 'bot' ? 1 : 0 });
+  }
+  return samples;
+}
+
+async function loopDelayDuring<T>(fn: () => Promise<T> | T): Promise<{ value: T; p50: number; p99: number; max: number }> {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  // a timer ticking on the loop, as the API's requests would
+  const tick = setInterval(() => undefined, 5);
+  const value = await fn();
+  // let the tick that a blocked loop held back be recorded
+  await new Promise((r) => setTimeout(r, 30));
+  clearInterval(tick);
+  h.disable();
+  return { value, p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 };
+}
+
+const samples = trainingSamples();
+const data = samples.map((s) => ({ input: s.input, output: [s.output] }));
+
+console.log('training on the main thread...');
+const mainT0 = performance.now();
+const mainNet = new brain.NeuralNetwork({ hiddenLayers: [...NN_HIDDEN_LAYERS], activation: 'sigmoid' });
+const mainLoop = await loopDelayDuring(async () => {
+  await new Promise((r) => setTimeout(r, 20));
+  return mainNet.train(data, { iterations: ITER, errorThresh: 1e-9 });
+});
+const mainMs = performance.now() - mainT0;
+const mainPerIter = mainMs / mainLoop.value.iterations;
+
+console.log('training in the worker...');
+const wT0 = performance.now();
+const worker = await trainInWorker(samples, { iterations: ITER, errorThresh: 1e-9 });
+const wWall = performance.now() - wT0;
+const workerPerIter = worker.duration_ms / worker.iterations;
+
+console.log('event loop during worker training...');
+let progress = 0;
+const wLoop = await loopDelayDuring(() => trainInWorker(samples, { iterations: LOOP_ITER, errorThresh: 1e-9, progressEvery: 1, onProgress: () => progress++ }));
+
+// ---------------------------------------------------------------------------------------------
+// 3. scoring
+
+const model = new Scorer(wLoop.value.json);
+const inputs = samples.map((s) => s.input);
+const fwd = (fn: () => void, n: number) => {
+  fn();
+  const t0 = performance.now();
+  let k = 0;
+  while (performance.now() - t0 < 1000) {
+    fn();
+    k++;
+  }
+  return (k * n) / ((performance.now() - t0) / 1000);
+};
+const runNet = new brain.NeuralNetwork().fromJSON(wLoop.value.json as never);
+const scorerRate = fwd(() => model.scoreMany(inputs), inputs.length);
+const brainRate = fwd(() => inputs.forEach((x) => runNet.run(x)), inputs.length);
+
+interface ScoreResult {
+  label: string;
+  ips: number;
+  rows: number;
+  fill_s: number;
+  runs: number[];
+  queries: number[][];
+  score_ms: number;
+  list_ms: number;
+  stream_ms: number;
+  stream_ips: number;
+}
+
+const COLUMNS = ['proxy_id', 'proxy_host', 'proxy_addr', 'ip', 'forward', 'stime', 'method', 'url', 'code', 'ref', 'agent', 'upstream_response_time', 'request_time', 'tag'] as const;
+
+async function scoreBench(label: string, env: Record<string, string>): Promise<ScoreResult> {
+  const s = await startBenchApp({ ...env, CRON_ENABLED: '0' });
+  try {
+    const ds = s.app.get<DataSource>(getDataSourceToken());
+    const sqlite = ds.options.type === 'better-sqlite3';
+    const dialect = sqlite ? 'sqlite' : 'mariadb';
+    const now = Math.floor(Date.now() / 1000);
+    console.log(`${label}: filling ${IPS} addresses...`);
+    const t0 = performance.now();
+    const SLICE = sqlite ? 200 : 1000;
+    const insertSql = (n: number) => `INSERT INTO fw_access_log (${COLUMNS.join(', ')}) VALUES ${new Array(n).fill(`(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`;
+    const raw = sqlite ? (ds.driver as unknown as { databaseConnection: { prepare(s: string): { run(...p: unknown[]): unknown }; transaction(f: () => void): () => void } }).databaseConnection : null;
+    let rows = 0;
+    let buf: unknown[][] = [];
+    const flush = async () => {
+      if (!buf.length) return;
+      const part = buf;
+      buf = [];
+      if (raw) {
+        raw.transaction(() => {
+          for (let i = 0; i < part.length; i += SLICE) {
+            const p = part.slice(i, i + SLICE);
+            raw.prepare(insertSql(p.length)).run(...p.flat());
+          }
+        })();
+      } else {
+        for (let i = 0; i < part.length; i += SLICE) {
+          const p = part.slice(i, i + SLICE);
+          await ds.query(insertSql(p.length), p.flat());
+        }
+      }
+    };
+    for (let i = 0; i < IPS; i++) {
+      const ip = `${11 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}.${1 + (i % 200)}`;
+      const host = i % 10 === 9 ? 'news.test' : HOST; // a tenth of the addresses on another host
+      for (const r of rowsOf(ip, now, host)) buf.push([1, host, '10.0.0.1', ip, '', r.stime, r.method, r.url, r.code, r.ref, r.agent, '', r.request_time, r.tag]);
+      if (buf.length >= 20_000) {
+        rows += buf.length;
+        await flush();
+      }
+    }
+    rows += buf.length;
+    await flush();
+    if (!sqlite) await ds.query('ANALYZE TABLE fw_access_log');
+    const fill_s = (performance.now() - t0) / 1000;
+
+    const queries: number[][] = [];
+    let cur: number[] = [];
+    const q: Query = async <R,>(sql: string, params?: unknown[]) => {
+      const a = performance.now();
+      const r = (await ds.query(sql, params)) as R[];
+      cur.push(performance.now() - a);
+      return r;
+    };
+    const runs: number[] = [];
+    let ips = 0;
+    let score_ms = 0;
+    for (let k = 0; k < 3; k++) {
+      cur = [];
+      const a = performance.now();
+      const feats = await loadFeatures(q, dialect, HOST, { bookPattern: BOOK, now });
+      const b = performance.now();
+      const scores = model.scoreMany([...feats.values()].map(toInput));
+      const c = performance.now();
+      runs.push(c - a);
+      score_ms = c - b;
+      ips = feats.size;
+      queries.push(cur);
+      if (scores.length !== ips) throw new Error('scores lost');
+    }
+    // 1,000 addresses by list (two IN lists of 500)
+    const list = [...(await loadFeatures(q, dialect, HOST, { bookPattern: BOOK, now })).keys()].slice(0, 1000);
+    const l0 = performance.now();
+    const lf = await loadFeatures(q, dialect, HOST, { bookPattern: BOOK, now, ips: list });
+    model.scoreMany([...lf.values()].map(toInput));
+    const list_ms = performance.now() - l0;
+    // the rows streamed into JS instead
+    const s0 = performance.now();
+    const all = await ds.query('SELECT ip, stime, method, url, code, ref, agent, request_time, tag FROM fw_access_log WHERE proxy_host = ? AND stime >= ? AND stime <= ?', [HOST, now - 3600, now]) as Array<FeatureRow & { ip: string }>;
+    const by = new Map<string, FeatureRow[]>();
+    for (const r of all) {
+      let l = by.get(r.ip);
+      if (!l) by.set(r.ip, (l = []));
+      l.push(r);
+    }
+    const streamed = [...by.values()].map((rs) => toInput(featuresOf(rs, { bookPattern: BOOK, now })));
+    model.scoreMany(streamed);
+    const stream_ms = performance.now() - s0;
+    return { label, ips, rows, fill_s, runs, queries, score_ms, list_ms, stream_ms, stream_ips: by.size };
+  } finally {
+    await s.close();
+  }
+}
+
+const results: ScoreResult[] = [];
+results.push(await scoreBench('SQLite', {}));
+let mariaNote = '';
+try {
+  if (process.env.FW_BENCH_SQLITE_ONLY) throw new Error('FW_BENCH_SQLITE_ONLY is set');
+  const u = new URL(MARIADB);
+  const name = `bench_fwt_${randomBytes(3).toString('hex')}`;
+  const conn = await createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) || 'root', password: decodeURIComponent(u.password) });
+  await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  try {
+    results.push(await scoreBench('MariaDB', { DATABASE_URL: `mysql://${u.username || 'root'}${u.password ? `:${u.password}` : ''}@${u.host}/${name}` }));
+  } finally {
+    await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await conn.end();
+  }
+} catch (e) {
+  mariaNote = `MariaDB not measured: ${(e as Error).message}`;
+  console.log(mariaNote);
+}
+const load1 = loadavg()[0];
+
+const best = (r: ScoreResult) => Math.min(...r.runs);
+const rate = (r: ScoreResult) => r.ips / (best(r) / 1000);
+const qOf = (r: ScoreResult) => r.queries[r.runs.indexOf(best(r))].map(fmt).join(' / ');
+const GOAL = 50_000;
+const md = [
+  '## Firewall: neural score (training, event loop, scoring)',
+  '',
+  `${machine()}; load average ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end (other work shared the machine). Run: \`npm run bench -- firewall-train\`.`,
+  '',
+  `**Training**, ${SAMPLES.toLocaleString('en')} samples of ${FEATURE_NAMES.length} features, hidden [${NN_HIDDEN_LAYERS.join(', ')}], sigmoid, ${ITER} iterations each:`,
+  '',
+  '| where | ms per iteration | total ms |',
+  '|---|---|---|',
+  `| brain.js on the main thread | ${fmt(mainPerIter)} | ${fmt(mainMs)} |`,
+  `| trainInWorker (worker thread) | ${fmt(workerPerIter)} | ${fmt(wWall)} (with the thread's start and the samples' copy) |`,
+  '',
+  `So 5,000 iterations (000 §9, if the error threshold 0.02 is not met earlier) take about ${fmt((workerPerIter * 5000) / 60_000)} minutes in the worker.`,
+  '',
+  `**Event loop delay** (monitorEventLoopDelay, resolution 10 ms, a 5 ms timer running): while the worker trained ${LOOP_ITER} iterations (${fmt(wLoop.value.duration_ms)} ms, ${progress} progress messages): p50 ${fmt(wLoop.p50)} ms, **p99 ${fmt(wLoop.p99)} ms**, max ${fmt(wLoop.max)} ms (goal p99 under 50 ms: ${wLoop.p99 < 50 ? 'met' : 'NOT met'}). For comparison, while brain.js trained ${ITER} iterations on the main thread: p99 ${fmt(mainLoop.p99)} ms, max ${fmt(mainLoop.max)} ms.`,
+  '',
+  `**Scoring** including feature building from stored rows: ${results[0].ips.toLocaleString('en')} addresses of one host with rows in the last hour (${results.map((r) => `${r.label}: ${r.rows.toLocaleString('en')} rows stored in all, filled in ${r.fill_s.toFixed(0)} s`).join('; ')}; ~20 rows an address, a tenth of the addresses on another host). loadFeatures over the whole host (three GROUP BY queries through TypeORM's DataSource.query), toInput, Scorer; best of 3.`,
+  '',
+  '| database | addresses | ms | addresses/s | the 3 queries ms (per address; per address and agent; per address and book URL) | 1,000 listed addresses ms | rows streamed into JS instead: ms (addresses/s) |',
+  '|---|---|---|---|---|---|---|',
+  ...results.map((r) => `| ${r.label} | ${r.ips.toLocaleString('en')} | ${fmt(best(r))} | **${fmt(rate(r))}** | ${qOf(r)} | ${fmt(r.list_ms)} | ${fmt(r.stream_ms)} (${fmt(r.stream_ips / (r.stream_ms / 1000))}) |`),
+  '',
+  `The forward pass alone (${inputs.length.toLocaleString('en')} inputs, 1 s): Scorer ${fmt(scorerRate)}/s, brain.js run ${fmt(brainRate)}/s (the same outputs, test/unit/nn-model.spec.ts). Goal at least ${GOAL.toLocaleString('en')} addresses/s including feature building: ${results.map((r) => `${r.label} ${rate(r) >= GOAL ? 'met' : 'NOT met'} (${fmt(rate(r))}/s)`).join(', ')}.`,
+  ...(mariaNote ? ['', mariaNote] : []),
+].join('\n');
+writeSection('firewall-train', md);
+process.exit(0);
