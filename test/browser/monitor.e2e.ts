@@ -1,0 +1,243 @@
+/**
+ * Monitoring screens (issue 10, 000 §2 "Monitoring", §3, §9) in a real browser (Debian's Chromium)
+ * against the real app (run `npm run build` first), with history seeded through the app's own
+ * MonitoringStore and rounds collected over SSH from a real OpenSSH server on loopback:
+ * - the load tiles (colours of 000 §9, a dash for null) and a chart per server render; a server without
+ *   history says 'No data for this range';
+ * - changing the range refetches, keeps the previous charts on screen while the answer is on its way,
+ *   puts range_minutes and quality in the URL, and a reload keeps them; a coarse tier draws the
+ *   min/max band;
+ * - an 'update_nginx' event (a round run through monitoring.collectNow by another client) refreshes the
+ *   chart and the tiles without a reload;
+ * - /monitor2: node averages sorted with the same colours, and the balancing view;
+ * - an admin's 'Collect now' shows each server's result; a role-100 user sees the screens without it.
+ */
+/// <reference lib="dom" />
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page, Route } from 'playwright-core';
+import { MONITOR_METRICS } from '../../src/contracts/monitoring.js';
+import { MonitoringStore, type MinuteRow } from '../../src/modules/monitoring/monitoring-store.service.js';
+import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
+import { expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot } from '../helpers/browser.js';
+import { startSshd, type Sshd } from '../helpers/sshd.js';
+
+const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
+const T = 90_000;
+const VIEWER = { login: 'viewer', password: 'viewer-password-1' };
+
+let t: TestApp;
+let browser: Browser;
+let sshd: Sshd;
+let admin: string;
+const pages: Page[] = [];
+const ids: Record<string, number> = {};
+
+const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, args);
+
+/** A signed-in page (own context) at `path`. */
+async function signedIn(path: string, who = ADMIN): Promise<Page> {
+  const page = await newPage(browser);
+  pages.push(page);
+  await loginAs(page, t.url, who.login, who.password);
+  await page.goto(t.url + path);
+  return page;
+}
+
+const card = (page: Page, server: string) => page.locator(`.app-mon-card[data-server="${server}"]`);
+const tile = (page: Page, server: string) => page.locator(`.app-mon-tile[data-server="${server}"]`);
+
+/** Minute rows of one server: `la1(i)` for i = 0 (oldest) .. n-1, the last one `endAgo` minutes ago. */
+function history(serverId: number, nowMin: number, n: number, endAgo: number, la1: (i: number) => number): MinuteRow[] {
+  const rows: MinuteRow[] = [];
+  for (let i = 0; i < n; i++) {
+    const row = { server_id: serverId, ts: nowMin - endAgo - (n - 1 - i) } as MinuteRow;
+    for (const m of MONITOR_METRICS) row[m] = null;
+    row.la1 = la1(i);
+    row.la5 = la1(i);
+    row.la15 = la1(i);
+    rows.push(row);
+  }
+  return rows;
+}
+
+beforeAll(async () => {
+  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build\` before the browser tests`);
+  sshd = await startSshd();
+  t = await startApp({ CRON_ENABLED: '0' });
+  browser = await launchBrowser();
+  admin = (await t.session(1)).hash;
+  await t.session(100, VIEWER.login);
+  const servers: Array<[string, Record<string, unknown>]> = [
+    // read over SSH from the loopback sshd (the machine's real /proc/loadavg)
+    ['mon-web-1', { type: 8, ip: '127.0.0.1', sshport: sshd.port, sshlogin: sshd.user, sshpass: sshd.password }],
+    // no credentials: never collected, no history
+    ['mon-web-2', { type: 8, ip_local: '127.0.0.12' }],
+    ['mon-db-1', { type: 6, ip_local: '127.0.0.21', balance_db: 1 }],
+    ['mon-proxy-1', { type: 1, ip_local: '127.0.0.19' }],
+  ];
+  for (const [name, f] of servers) ids[name] = (await ok('srv.save_server', { name, ...f })).Id;
+
+  const store = t.app.get(MonitoringStore);
+  const now = store.nowMin();
+  await store.writeMinutes([
+    // 2 hours ending 5 minutes ago: 12..13.19 (green), the last 12.5
+    ...history(ids['mon-web-1'], now, 120, 5, (i) => (i === 119 ? 12.5 : 12 + (i % 20) / 16)),
+    ...history(ids['mon-db-1'], now, 120, 5, () => 25),
+    ...history(ids['mon-proxy-1'], now, 120, 5, () => 35),
+  ]);
+}, T);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await sshd?.stop();
+});
+
+afterEach(() => expectNoPageErrors(pages));
+
+test('tiles and charts render from the stored history; a server without history says so', async () => {
+  const page = await signedIn('/monitor/web');
+  await card(page, 'mon-web-1').locator('.highcharts-area-series path.highcharts-graph').first().waitFor();
+  // tiles of the web type only, coloured by 000 §9, a dash for no reading
+  await tile(page, 'mon-web-1').waitFor();
+  expect(await page.locator('.app-mon-tile').evaluateAll((els) => els.map((e) => e.getAttribute('data-server')).sort())).toEqual(['mon-web-1', 'mon-web-2']);
+  expect(await tile(page, 'mon-web-1').getByTestId('cpu_la').textContent()).toBe('12.50');
+  expect(await tile(page, 'mon-web-1').getAttribute('data-colour')).toBe('green');
+  expect(await tile(page, 'mon-web-2').getByTestId('cpu_la').textContent()).toBe('-');
+  // the 3-hour default reads raw minutes: no band
+  expect(await card(page, 'mon-web-1').getAttribute('data-tier')).toBe('minute');
+  expect(Number(await card(page, 'mon-web-1').getAttribute('data-points'))).toBe(120);
+  expect(await card(page, 'mon-web-1').locator('.highcharts-arearange-series').count()).toBe(0);
+  await card(page, 'mon-web-2').getByText('No data for this range').waitFor();
+  expect(await card(page, 'mon-web-2').locator('.highcharts-container').count()).toBe(0);
+  await screenshot(page, 'monitor-web');
+
+  // /monitor: the grouped types (0, 1, 2, 5, 6, 9) chart; every server has a tile
+  await page.getByRole('navigation', { name: 'Server category' }).getByRole('link', { name: 'All' }).click();
+  await card(page, 'mon-db-1').waitFor();
+  expect(await page.locator('.app-mon-card').evaluateAll((els) => els.map((e) => e.getAttribute('data-server')).sort())).toEqual(['mon-db-1', 'mon-proxy-1']);
+  expect(await tile(page, 'mon-db-1').getAttribute('data-colour')).toBe('amber');
+  expect(await tile(page, 'mon-proxy-1').getAttribute('data-colour')).toBe('red');
+  expect(await tile(page, 'mon-web-1').getAttribute('data-colour')).toBe('green');
+}, T);
+
+test('a new range refetches with the previous charts kept on screen; range and quality live in the URL', async () => {
+  const page = await signedIn('/monitor/web');
+  await card(page, 'mon-web-1').locator('.highcharts-container').waitFor();
+  expect(await page.getByLabel('Range').inputValue()).toBe('180');
+  expect(await page.getByLabel('Quality').inputValue()).toBe('');
+
+  // Hold the week's answer: meanwhile the 3-hour chart stays, marked busy.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const asked: string[] = [];
+  await page.route(/\/api\/monitoring\/srv\/chart\?/, async (route: Route) => {
+    asked.push(new URL(route.request().url()).search);
+    if (new URL(route.request().url()).searchParams.get('minutes') === '10080') await held;
+    await route.continue();
+  });
+  await page.getByLabel('Range').selectOption('10080');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('range_minutes') === '10080');
+  await page.locator('.app-mon-charts[aria-busy="true"]').waitFor();
+  expect(await card(page, 'mon-web-1').getAttribute('data-tier')).toBe('minute');
+  expect(await card(page, 'mon-web-1').locator('.highcharts-container').count()).toBe(1);
+  release();
+  // a week reads hours: the average with the min/max band
+  await page.locator('.app-mon-card[data-server="mon-web-1"][data-tier="hour"]').waitFor();
+  await card(page, 'mon-web-1').locator('.highcharts-arearange-series').first().waitFor();
+  await page.locator('.app-mon-charts[aria-busy="false"]').waitFor();
+  expect(asked.some((q) => new URLSearchParams(q).get('minutes') === '10080' && new URLSearchParams(q).get('type') === '8')).toBe(true);
+
+  await page.getByLabel('Quality').selectOption('1');
+  await page.locator('.app-mon-card[data-server="mon-web-1"][data-tier="day"]').waitFor();
+  expect(pathOf(page)).toBe('/monitor/web?range_minutes=10080&quality=1');
+
+  // a reload keeps the filter and answers the same tier
+  await page.unroute(/\/api\/monitoring\/srv\/chart\?/);
+  await page.reload();
+  await page.locator('.app-mon-card[data-server="mon-web-1"][data-tier="day"]').waitFor();
+  expect(await page.getByLabel('Range').inputValue()).toBe('10080');
+  expect(await page.getByLabel('Quality').inputValue()).toBe('1');
+  // switching the category keeps the filter
+  await page.getByRole('navigation', { name: 'Server category' }).getByRole('link', { name: 'db' }).click();
+  await page.waitForURL((u) => u.pathname === '/monitor/db');
+  expect(pathOf(page)).toBe('/monitor/db?range_minutes=10080&quality=1');
+  await page.locator('.app-mon-card[data-server="mon-db-1"][data-tier="day"]').waitFor();
+  // back to the default range: the parameter leaves the URL
+  await page.getByLabel('Range').selectOption('180');
+  await page.getByLabel('Quality').selectOption('');
+  await page.waitForURL((u) => u.search === '');
+  await page.locator('.app-mon-card[data-server="mon-db-1"][data-tier="minute"]').waitFor();
+}, T);
+
+test("an 'update_nginx' after a round refreshes the chart and the tiles without a reload", async () => {
+  const page = await signedIn('/monitor/web');
+  const web1 = card(page, 'mon-web-1');
+  await web1.locator('.highcharts-container').waitFor();
+  const before = Number(await web1.getAttribute('data-last'));
+  const pointsBefore = Number(await web1.getAttribute('data-points'));
+  await page.evaluate(() => ((window as unknown as { __kept: number }).__kept = 1));
+
+  // Another client runs a round: the loopback sshd is read over SSH, and the event reaches this page.
+  const round = await ok<Array<{ Id: number; name: string; ok: boolean; cpu_la?: number; error?: string }>>('monitoring.collectNow', {});
+  const mine = round.find((r) => r.name === 'mon-web-1');
+  expect(mine).toMatchObject({ ok: true });
+  expect(typeof mine!.cpu_la).toBe('number');
+  expect(round.some((r) => r.name === 'mon-web-2')).toBe(false); // no credentials: not collected
+
+  await page.waitForFunction((b) => Number(document.querySelector('.app-mon-card[data-server="mon-web-1"]')?.getAttribute('data-last')) > b, before * 1);
+  expect(Number(await web1.getAttribute('data-points'))).toBe(pointsBefore + 1);
+  expect(Number(await web1.getAttribute('data-last'))).toBeGreaterThan(before);
+  // the tile shows the value just read (the machine's own load), not the seeded 12.50
+  await page.waitForFunction(() => document.querySelector('.app-mon-tile[data-server="mon-web-1"] [data-testid="cpu_la"]')?.textContent !== '12.50');
+  expect(await tile(page, 'mon-web-1').getByTestId('cpu_la').textContent()).toBe(mine!.cpu_la!.toFixed(2));
+  // the same document: no reload happened
+  expect(await page.evaluate(() => (window as unknown as { __kept?: number }).__kept)).toBe(1);
+}, T);
+
+test('/monitor2: node averages sorted and coloured; the balancing view', async () => {
+  const page = await signedIn('/monitor2');
+  const rows = page.locator('.app-mon-bar-row');
+  await rows.first().waitFor();
+  const list = await rows.evaluateAll((els) => els.map((e) => [e.getAttribute('data-server'), e.getAttribute('data-colour'), e.querySelector('.app-mon-bar-value')?.textContent]));
+  const names = list.map((r) => r[0]);
+  // highest first; a server never read (null) last with a dash
+  expect(names.indexOf('mon-proxy-1')).toBeLessThan(names.indexOf('mon-db-1'));
+  expect(names.indexOf('mon-db-1')).toBeLessThan(names.indexOf('mon-web-1'));
+  expect(list.find((r) => r[0] === 'mon-proxy-1')).toEqual(['mon-proxy-1', 'red', '35.00']);
+  expect(list.find((r) => r[0] === 'mon-db-1')).toEqual(['mon-db-1', 'amber', '25.00']);
+  const web2 = list.find((r) => r[0] === 'mon-web-2');
+  if (web2) {
+    expect(web2).toEqual(['mon-web-2', 'none', '-']);
+    expect(names[names.length - 1]).toBe('mon-web-2');
+  }
+
+  const proxy = page.locator('[data-section="Proxy"]');
+  await proxy.locator('tr[data-server="mon-proxy-1"]').waitFor();
+  expect(await proxy.locator('tr[data-server="mon-proxy-1"] .app-mon-load').getAttribute('data-colour')).toBe('red');
+  const db = page.locator('[data-section="db"] tr[data-server="mon-db-1"]');
+  await db.waitFor();
+  expect(await db.locator('td').nth(4).textContent()).toBe('Master');
+  await screenshot(page, 'monitor2');
+
+  // /monitor2/db: only the db type
+  await page.getByRole('navigation', { name: 'Server category' }).getByRole('link', { name: 'db' }).click();
+  await page.waitForFunction(() => [...document.querySelectorAll('.app-mon-bar-row')].map((e) => e.getAttribute('data-server')).join() === 'mon-db-1');
+}, T);
+
+test("an admin's Collect now shows each server's result; a role-100 user sees the screens without it", async () => {
+  const page = await signedIn('/monitor/web');
+  await card(page, 'mon-web-1').locator('.highcharts-container').waitFor();
+  await page.getByRole('button', { name: 'Collect now' }).click();
+  const table = page.getByRole('table', { name: 'Collection results' });
+  await table.waitFor();
+  await table.locator('tr[data-server="mon-web-1"]').getByText('ok').waitFor();
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
+
+  const user = await signedIn('/monitor/web', VIEWER);
+  await card(user, 'mon-web-1').locator('.highcharts-container').waitFor();
+  await tile(user, 'mon-web-1').waitFor();
+  expect(await user.getByRole('button', { name: 'Collect now' }).count()).toBe(0);
+  expect(await user.locator('aside.app-sidebar a[href="/monitor"]').count()).toBe(1);
+}, T);
