@@ -217,3 +217,60 @@ describe('loadFeatures (SQL on SQLite) equals featuresOf', () => {
     expect((await loadFeatures(q, 'sqlite', 'books.test', { ...opts, ips: [] })).size).toBe(0);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// The same on MariaDB, when TEST_DATABASE_URL names one (mysql://root@127.0.0.1:3306/test)
+
+const MARIA = process.env.TEST_DATABASE_URL?.startsWith('mysql') ? process.env.TEST_DATABASE_URL : '';
+(MARIA ? describe : describe.skip)('loadFeatures (SQL on MariaDB) equals featuresOf', () => {
+  const start = Date.UTC(2026, 4, 12, 4, 30, 0) / 1000;
+  const { lines } = generateTraffic({ seed: 6, people: 40, bots: 30, host: 'books.test', start, minutes: 90 });
+  const data = Buffer.from(lines.join('\n') + '\n', 'latin1');
+  const first = parseChunk(data);
+  const entries = [...first.batch.toEntries({ proxy_addr: '10.0.0.1' }), ...finishChunk(first.state).batch.toEntries({ proxy_addr: '10.0.0.1' })];
+  const now = start + 90 * 60;
+  const opts = { bookPattern: TRAFFIC_BOOK_PATTERN, now, windowS: 3600 };
+  const name = `unit_feat_${process.pid}`;
+  let conn: import('mysql2/promise').Connection;
+
+  beforeAll(async () => {
+    const { createConnection } = await import('mysql2/promise');
+    const u = new URL(MARIA);
+    conn = await createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) || 'root', password: decodeURIComponent(u.password), timezone: 'Z' });
+    await conn.query(`CREATE DATABASE IF NOT EXISTS \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await conn.query(`USE \`${name}\``);
+    await conn.query(
+      'CREATE TABLE fw_access_log (Id int AUTO_INCREMENT PRIMARY KEY, proxy_host varchar(190) NOT NULL, ip varchar(64) NOT NULL, stime int NOT NULL, method varchar(16) NOT NULL DEFAULT \'\', ' +
+        "url text NOT NULL, code int NOT NULL, ref text NULL, agent text NULL, request_time float NULL, tag varchar(16) NOT NULL DEFAULT '', KEY i1 (proxy_host, stime), KEY i2 (ip, stime))",
+    );
+    for (let i = 0; i < entries.length; i += 500) {
+      const part = entries.slice(i, i + 500);
+      await conn.query(`INSERT INTO fw_access_log (${COLUMNS.join(', ')}) VALUES ?`, [part.map((e) => COLUMNS.map((c) => (c === 'proxy_host' ? e.proxy_host.toLowerCase() : e[c])))]);
+    }
+  });
+  afterAll(async () => {
+    await conn?.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await conn?.end();
+  });
+
+  it('every address with rows in the window, each feature equal (to 1e-6: request_time is a 4-byte float there)', async () => {
+    const q: Query = async <R,>(sql: string, params: unknown[] = []) => (await conn.query(sql, params))[0] as R[];
+    const got = await loadFeatures(q, 'mariadb', 'books.test', opts);
+    const byIp = new Map<string, FeatureRow[]>();
+    for (const e of entries) {
+      let l = byIp.get(e.ip);
+      if (!l) byIp.set(e.ip, (l = []));
+      l.push(e);
+    }
+    const expected = [...byIp].filter(([, rows]) => rows.some((r) => r.stime >= now - 3600 && r.stime <= now));
+    expect(got.size).toBe(expected.length);
+    expect(got.size).toBeGreaterThan(20);
+    for (const [ip, rows] of expected) {
+      const a = got.get(ip)!;
+      const b = featuresOf(rows, opts);
+      FEATURE_NAMES.forEach((k) => expect([k, a[k]]).toEqual([k, expect.closeTo(b[k], 6)]));
+    }
+    const some = expected.slice(0, 10).map(([ip]) => ip);
+    expect([...(await loadFeatures(q, 'mariadb', 'books.test', { ...opts, ips: some })).keys()].sort()).toEqual([...some].sort());
+  });
+});
