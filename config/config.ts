@@ -28,12 +28,26 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.enum(['0', '1', 'true', 'false']).default('0'),
   BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
   CRON_ENABLED: z.enum(['0', '1', 'true', 'false']).default('1'),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(365),
   FIREWALL_LOG_RETENTION_HOURS: z.coerce.number().int('must be a whole number of hours').min(1, 'must be at least 1').max(8760, 'must be at most 8760 (a year)').default(72),
   WHOIS_SERVER: z
     .string()
     .refine((v) => parseHostPort(v) !== null, { message: 'must look like host, host:port or [ipv6]:port (port 1-65535)' })
     .default('whois.iana.org:43'),
   WHOIS_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(10_000),
+  AI_REPORT_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v), // empty: unset
+    z.string().regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without query').transform((v) => v.replace(/\/+$/, '')).optional(),
+  ),
+  AI_REPORT_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(10_000),
+  MONITOR_INTERVAL_SECONDS: z.coerce.number().int('must be a whole number of seconds').min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(60),
+  MONITOR_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(10),
+  MONITOR_POOL_SIZE: z.coerce.number().int('must be a whole number').min(0, 'must be at least 0').max(56, 'must be at most 56').default(32),
+  MONITOR_SSH_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(500, 'must be at least 500').max(120_000, 'must be at most 120000').default(10_000),
+  MONITOR_RETENTION_MINUTE_DAYS: z.coerce.number().int('must be a whole number of days').min(1, 'must be at least 1').max(3650, 'must be at most 3650').default(14),
+  MONITOR_RETENTION_HOUR_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(730),
+  MONITOR_RETENTION_DAY_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(0),
+  MONITOR_RETENTION_WEEK_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(0),
   UI_DIR: z.string().optional(),
 });
 
@@ -62,10 +76,25 @@ export interface AppConfig {
   trustProxy: boolean;
   bodyLimit: string;
   cronEnabled: boolean;
+  /** Days audit entries are kept (0: forever); the audit retention job removes older ones. */
+  auditRetentionDays: number;
   /** Hours access log entries and their per-IP counters are kept (firewall retention job). */
   firewallLogRetentionHours: number;
   /** The first whois server asked (IANA unless WHOIS_SERVER says otherwise) and the time-out of one whole lookup. */
   whois: { host: string; port: number; timeoutMs: number };
+  /** The AI report service (`POST {url}/py/ai/report`), or no url when AI_REPORT_URL is unset; the time-out of one call. */
+  aiReport: { url: string | null; timeoutMs: number };
+  /**
+   * Monitoring (docs/monitoring.md): the collection interval, SSH fan-out and pooled connections of the
+   * collector, its per-server connect/command time-out, and days each tier is kept (0: forever).
+   */
+  monitoring: {
+    intervalMs: number;
+    concurrency: number;
+    poolSize: number;
+    sshTimeoutMs: number;
+    retentionDays: { minute: number; hour: number; day: number; week: number };
+  };
   uiDir: string;
 }
 
@@ -124,8 +153,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: truthy(e.TRUST_PROXY),
     bodyLimit: e.BODY_LIMIT,
     cronEnabled: truthy(e.CRON_ENABLED),
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     firewallLogRetentionHours: e.FIREWALL_LOG_RETENTION_HOURS,
     whois: { ...parseHostPort(e.WHOIS_SERVER)!, timeoutMs: e.WHOIS_TIMEOUT_MS },
+    aiReport: { url: e.AI_REPORT_URL ?? null, timeoutMs: e.AI_REPORT_TIMEOUT_MS },
+    monitoring: {
+      intervalMs: e.MONITOR_INTERVAL_SECONDS * 1000,
+      concurrency: e.MONITOR_CONCURRENCY,
+      poolSize: e.MONITOR_POOL_SIZE,
+      sshTimeoutMs: e.MONITOR_SSH_TIMEOUT_MS,
+      retentionDays: { minute: e.MONITOR_RETENTION_MINUTE_DAYS, hour: e.MONITOR_RETENTION_HOUR_DAYS, day: e.MONITOR_RETENTION_DAY_DAYS, week: e.MONITOR_RETENTION_WEEK_DAYS },
+    },
     uiDir: resolve(e.UI_DIR ?? join(import.meta.dirname, '..', 'ui')),
   };
 }

@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
+import { AuditRetentionJob } from './audit-retention.job.js';
 import { FirewallModule } from '../modules/firewall/firewall.module.js';
 import { SrvModule } from '../modules/srv/srv.module.js';
 import { FirewallRetentionJob } from './firewall-retention.job.js';
 import { FirewallTrafficJob } from './firewall-traffic.job.js';
 import { FirewallWorkerJob } from './firewall-worker.job.js';
+import { MonitoringCollectJob } from './monitoring-collect.job.js';
+import { MonitoringRetentionJob } from './monitoring-retention.job.js';
+import { MonitoringModule } from '../modules/monitoring/monitoring.module.js';
 import { SessionCleanupJob } from './session-cleanup.job.js';
 import { SslCheckJob } from './ssl-check.job.js';
 
 /** Scheduled work; each job a one-line call into a module's service. */
-@Module({ imports: [SrvModule, FirewallModule], providers: [SessionCleanupJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob] })
+@Module({ imports: [SrvModule, FirewallModule, MonitoringModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob] })
 export class JobsModule {}

@@ -9,6 +9,7 @@ import type { DataSource } from 'typeorm';
 import type { AuditRow, Paged } from '../../src/contracts/auth.js';
 import { actionName, parseCronCmd, type CronAction } from '../../src/contracts/cron.js';
 import { AuditEntity } from '../../src/core/audit/audit.entity.js';
+import { AuditService } from '../../src/core/audit/audit.service.js';
 import { RpcRegistry } from '../../src/core/rpc/rpc.registry.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
@@ -102,6 +103,26 @@ describe(`audit on ${db()}`, () => {
     const before = (await list({})).count;
     await ok('srv.getList');
     expect((await list({})).count).toBe(before);
+  });
+
+  test('retention: entries older than the days kept are removed in batches, newer ones stay; 0 keeps everything', async () => {
+    const repo = t.app.get<DataSource>(getDataSourceToken()).getRepository(AuditEntity);
+    const audit = t.app.get(AuditService);
+    const now = Date.parse('2031-06-01T00:00:00Z');
+    const day = 86_400_000;
+    const row = (ageDays: number, i: number) => ({ ts: new Date(now - ageDays * day), uid: null, login: 'retention', method: `test.keep${i}`, args: null, target: null, outcome: 'ok' as const, message: null, ip: null, duration_ms: 0 });
+    // 5,100 old entries (more than one batch of 5,000) and 3 newer than 30 days
+    const old = Array.from({ length: 5_100 }, (_, i) => row(31 + (i % 400), i));
+    for (let i = 0; i < old.length; i += 500) await repo.insert(old.slice(i, i + 500));
+    await repo.insert([row(29, 1), row(1, 2), row(0, 3)]);
+    expect(await audit.prune(0, now)).toBe(0);
+    const before = await repo.count();
+    // every entry of the other tests is older than 2031-05-02 too
+    const older = await repo.createQueryBuilder('a').where('a.ts < :b', { b: new Date(now - 30 * day) }).getCount();
+    expect(await audit.prune(30, now)).toBe(older);
+    expect(await repo.count()).toBe(before - older);
+    expect((await repo.find({ where: { login: 'retention' } })).map((r) => r.method).sort()).toEqual(['test.keep1', 'test.keep2', 'test.keep3']);
+    expect(await audit.prune(30, now)).toBe(0);
   });
 
   test('audit.get answers one entry with its whole (masked) arguments; 404 for an unknown Id, 422 for a bad one', async () => {

@@ -66,6 +66,11 @@ export async function startApp(env: Record<string, string> = {}, opts: { logger?
   });
   const app = await createApp(cfg, opts.logger ?? new JsonLogger(cfg.logLevel));
   await app.listen(0, '127.0.0.1');
+  // Tests run the app in their own process: a synchronous step (SQLite) that holds the event loop for
+  // seconds lets the server's 5 s keep-alive timer and the client's idle timer fire together, and fetch
+  // may reuse a socket the server is closing (ECONNRESET). The server waits longer than fetch keeps idle
+  // sockets (4 s), so the client always lets go first.
+  app.getHttpServer().keepAliveTimeout = 65_000;
   const addr = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${addr.port}`;
 

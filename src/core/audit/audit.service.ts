@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import { LessThan, type Repository } from 'typeorm';
 import type { AuditRow, Paged } from '../../contracts/auth.js';
 import type { Actor } from '../auth/actor.js';
 import { notFound } from '../errors.js';
@@ -9,6 +9,8 @@ import { AuditEntity } from './audit.entity.js';
 import { maskSecrets, maskUrlCredentials } from './mask.js';
 
 const MAX_ARGS = 2000;
+/** Entries removed per statement by the retention (short statements: the writers are never held up long). */
+const PRUNE_BATCH = 5000;
 
 /** A copy of the arguments with every secret masked (mask.ts, shared with the logger), as a bounded JSON string. */
 export function summarizeArgs(args: unknown): string {
@@ -64,6 +66,23 @@ export class AuditService {
     if (q.to) qb.andWhere('a.ts <= :to', { to: q.to });
     const [rows, count] = await qb.getManyAndCount();
     return { list: rows.map(toRow), count, page: q.page, limit: q.limit };
+  }
+
+  /**
+   * Removes the entries older than `days` (0: keeps everything), oldest first, PRUNE_BATCH per statement
+   * by Id, so that a year of backlog never runs as one long delete. Answers how many were removed.
+   */
+  async prune(days: number, now = Date.now()): Promise<number> {
+    if (days <= 0) return 0;
+    const before = new Date(now - days * 86_400_000);
+    let removed = 0;
+    for (;;) {
+      const ids = (await this.repo.find({ select: { Id: true }, where: { ts: LessThan(before) }, order: { Id: 'ASC' }, take: PRUNE_BATCH })).map((r) => r.Id);
+      if (!ids.length) return removed;
+      await this.repo.delete(ids);
+      removed += ids.length;
+      if (ids.length < PRUNE_BATCH) return removed;
+    }
   }
 
   /** One entry by Id (the audit page's detail view and its ?id= deep link); 404 when it is gone. */
