@@ -1,4 +1,6 @@
 import type { WorkerStatusEvent } from './firewall.js';
+import type { TrainEvent } from './firewall-train.js';
+import type { UpdateNginxEvent } from './monitoring.js';
 
 /**
  * Every server-to-client socket event, typed in one map. Areas add their events here; the server's
@@ -15,6 +17,10 @@ export interface ServerEvents {
   'cfg.configs_changed': ConfigsChangedEvent;
   /** The firewall worker's switch was set, or a run started or ended (with its per-proxy results). Admins only. */
   'firewall.worker': WorkerStatusEvent;
+  /** A training of a host's neural score: 'start', 'progress' (throttled), then 'end', 'cancelled' or 'error'. Admins only. */
+  'firewall.train': TrainEvent;
+  /** A monitoring collection round ended (000 §7 'update_nginx'): open monitor screens refresh. Every signed-in user. */
+  update_nginx: UpdateNginxEvent;
   /**
    * The session's current role and display name: sent once on connect and again whenever an admin
    * changes them (the socket has already been moved to the rooms of the new role when it arrives).

@@ -211,7 +211,8 @@ export interface SyncResult {
   total: number;
 }
 
-const ipField = (label = 'IP') =>
+/** An IPv4 or IPv6 address, answered in its normal form; anything else is refused naming the field. */
+export const ipField = (label = 'IP') =>
   text(label, 64, { min: 1 }).transform((v, ctx) => {
     const ip = normalizeIp(v);
     if (!ip) {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { id, int, text } from './fields.js';
+import { ipField } from './firewall-rules.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants of 000 §9
@@ -51,7 +52,7 @@ export type FeatureVector = Record<FeatureName, number>;
 // Inputs
 
 const host = text('Host', 190, { min: 1 }).transform((v) => v.toLowerCase());
-const ip = text('IP', 64, { min: 1 });
+const ip = ipField();
 /** A mark: the number 0, 0.5 or 1 (strings are refused, as everywhere in fields.ts). */
 const mark = z
   .number({ error: `Bal must be one of ${TRAIN_MARKS.join(', ')}` })
@@ -68,6 +69,16 @@ export const NeyronDataArgs = z.object({ host, ips: z.array(ip).max(1000, 'At mo
 export const RuleByIpArgs = z.object({ ip, status: int(-1, 15, 'Status').optional() });
 export const AutoBanListArgs = z.object({ host: host.optional(), p_: int(1, 100_000, 'Page').optional() });
 export const UndoAutoBanArgs = z.object({ ip });
+/** POST /api/firewall/save_train_data: a batch of marks, stored all or none. */
+export const SaveTrainDataArgs = z.object({
+  data: z.array(SetTrainDataArgs, { error: 'Data must be a list of {ip, host, bal}' }).min(1, 'Data must not be empty').max(1000, 'Data has at most 1000 marks'),
+});
+/** firewall.scoreNow: score the addresses seen since the last scoring (one host, or every host with a model). */
+export const ScoreNowArgs = z.object({ host: host.optional() }).default({});
+/** Rows of the auto-ban list per page. */
+export const AUTO_BANS_PAGE_SIZE = 50;
+/** Addresses scored per host at most by firewall.getNeyronData without `ips` (the most recent first). */
+export const NN_SCORE_LIST_MAX = 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Answers
@@ -129,6 +140,32 @@ export interface AutoBanRow {
   time: string;
   /** The address's rule status now (NN_AUTO_BAN_STATUS while the ban stands). */
   status: number | null;
+  /** When an operator undid it (firewall.undoAutoBan), else null. */
+  undone: string | null;
+}
+
+/** firewall.setTrainDataLog: the mark's Id, 'Set train: {n}', and for a mark 1 what became of the ban. */
+export interface SetTrainAnswer {
+  Id: number;
+  message: string;
+  /** Mark 1 only: true when the address is banned now (new rule, or a denying rule it already had). */
+  banned?: boolean;
+  /** Mark 1 only: 'Set ban ok!', or why no ban was set (allowlisted, or an Allowed rule). */
+  ban_message?: string;
+}
+
+/** firewall.scoreNow (and the scoring after each worker run), per host. */
+export interface ScoreResult {
+  host: string;
+  model_version: number;
+  /** The threshold used, or null when auto-ban is off for the host. */
+  threshold: number | null;
+  scored: number;
+  banned: Array<{ ip: string; score: number }>;
+  /** Addresses at or over the threshold left alone, and why. */
+  skipped: Array<{ ip: string; score: number; reason: 'allowlisted' | 'rule' | 'undone' }>;
+  /** A bad per-host config value (auto-ban is then off for the host). */
+  config_error?: string;
 }
 
 /** POST {AI_REPORT_URL}/py/ai/report answered `res`; `configured: false` when AI_REPORT_URL is unset. */

@@ -36,6 +36,22 @@ export class FirewallGateway {
     return this.call('firewall.runWorker', c, undefined);
   }
 
+  // The neural score's training (Firewall II): progress arrives as the `firewall.train` event.
+  @SubscribeMessage('firewall.train')
+  train(@ConnectedSocket() c: Socket, @MessageBody() body: unknown) {
+    return this.call('firewall.train', c, body);
+  }
+
+  @SubscribeMessage('firewall.cancelTrain')
+  cancelTrain(@ConnectedSocket() c: Socket, @MessageBody() body: unknown) {
+    return this.call('firewall.cancelTrain', c, body);
+  }
+
+  @SubscribeMessage('firewall.getTrainStatus')
+  getTrainStatus(@ConnectedSocket() c: Socket, @MessageBody() body: unknown) {
+    return this.call('firewall.getTrainStatus', c, body);
+  }
+
   @SubscribeMessage('firewall.getWorkerProxies')
   getWorkerProxies(@ConnectedSocket() c: Socket) {
     return this.call('firewall.getWorkerProxies', c, undefined);

@@ -13,6 +13,7 @@ import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
 import { SrvService } from '../srv/srv.service.js';
 import { BlockRuleEntity, IpRuleEntity } from './firewall.entities.js';
+import { TrainDataEntity } from './firewall-train.entities.js';
 
 const refuse = (field: string, message: string) => new AppError(422, message, 'rules', { [field]: message });
 
@@ -35,6 +36,7 @@ export class FirewallRulesService {
   constructor(
     @InjectRepository(IpRuleEntity) private readonly rules: Repository<IpRuleEntity>,
     @InjectRepository(BlockRuleEntity) private readonly blocks: Repository<BlockRuleEntity>,
+    @InjectRepository(TrainDataEntity) private readonly marks: Repository<TrainDataEntity>,
     private readonly srv: SrvService,
     private readonly configs: CfgConfigsService,
   ) {}
@@ -117,20 +119,50 @@ export class FirewallRulesService {
 
   @Rpc('firewall.deleteIpRules', {
     role: Role.admin, write: true, input: IpListArgs,
-    summary: "{ip: string | string[]}: removes the rules of these addresses; answers {message: 'Delete rule ok!', affected}",
+    summary: "{ip: string | string[]}: removes the rules of these addresses (their train marks, any host, become 0: 000 §4); answers {message: 'Delete rule ok!', affected}",
   })
   async deleteIpRules(a: z.output<typeof IpListArgs>) {
     const ips = Array.isArray(a.ip) ? a.ip : [a.ip];
+    const had = await this.rules.find({ where: { ip: In(ips) }, select: { Id: true, ip: true } });
     const r = await this.rules.delete({ ip: In(ips) });
+    await this.unmark(had.map((x) => x.ip));
     return { message: FW_MESSAGES.deleted, affected: r.affected ?? 0 };
+  }
+
+  /** 000 §4 "removing a rule marks its train score 0": the marks of these addresses (every host) become 0. */
+  private async unmark(ips: string[]) {
+    if (!ips.length || !(await this.marks.exists({}))) return;
+    for (let i = 0; i < ips.length; i += 500) await this.marks.update({ ip: In(ips.slice(i, i + 500)) }, { bal: 0 });
+  }
+
+  /** The rule status of each of these addresses that has a rule. */
+  async statusesOf(ips: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (let i = 0; i < ips.length; i += 500) {
+      for (const r of await this.rules.find({ where: { ip: In(ips.slice(i, i + 500)) }, select: { Id: true, ip: true, status: true } })) out.set(r.ip, r.status);
+    }
+    return out;
+  }
+
+  /** A rule for an address that has none (automatic bans never override a rule); true when it was made. */
+  async insertIfNone(ip: string, status: number): Promise<boolean> {
+    try {
+      await this.rules.insert({ ip, status, time: new Date() });
+      return true;
+    } catch (e) {
+      if (await this.rules.exists({ where: { ip } })) return false; // UQ_fw_ip_rules_ip: it has one
+      throw e;
+    }
   }
 
   @Rpc('firewall.deleteIpRulesByFilter', {
     role: Role.admin, write: true, input: IpRulesByStatusArgs,
-    summary: "{status}: removes every rule with this status; answers {message: 'Delete rule ok!', affected}",
+    summary: "{status}: removes every rule with this status (their addresses' train marks become 0); answers {message: 'Delete rule ok!', affected}",
   })
   async deleteByStatus(a: z.output<typeof IpRulesByStatusArgs>) {
+    const had = await this.rules.createQueryBuilder('r').select('r.ip', 'ip').where('r.status = :s', { s: a.status }).getRawMany<{ ip: string }>();
     const r = await this.rules.delete({ status: a.status });
+    await this.unmark(had.map((x) => x.ip));
     return { message: FW_MESSAGES.deleted, affected: r.affected ?? 0 };
   }
 

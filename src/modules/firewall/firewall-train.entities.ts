@@ -21,8 +21,9 @@ export class TrainDataEntity {
 /**
  * The current model of a host (one row per host): brain.js's JSON and how it was trained. A new
  * training replaces the row when it ends (version + 1); until then the previous one scores.
- * `scored_until`: the newest log second the auto-ban scoring has looked at (0 after a new version, so
- * the new model scores the whole window once).
+ * `scored_id`: the last fw_access_log row (Id) the auto-ban scoring has looked at (0 after a new version,
+ * so the new model scores the whole window once). Ids, not times: lines stored late (a proxy read after
+ * another) are still seen.
  */
 @Entity('fw_nn_models')
 export class NnModelEntity {
@@ -34,8 +35,8 @@ export class NnModelEntity {
   @Column({ type: 'integer' }) duration_ms: number;
   @Column({ type: 'varchar', length: 190, default: '' }) trained_by: string;
   @Column({ type: 'datetime', precision: 3 }) time: Date;
-  @Column({ type: 'json' }) json: unknown;
-  @Column({ type: 'integer', default: 0 }) scored_until: number;
+  @Column({ type: 'json' }) json: Record<string, unknown>;
+  @Column({ type: 'integer', default: 0 }) scored_id: number;
 }
 
 /**

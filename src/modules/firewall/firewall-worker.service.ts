@@ -31,6 +31,7 @@ import { SshService, type SshConnection, type SshTarget } from '../../core/ssh/s
 import { SrvService } from '../srv/srv.service.js';
 import { AccessLogStore, CursorMovedError, type CursorAt, type CursorTo, type StoreSource } from './access-log.store.js';
 import { FirewallSettingEntity, LogCursorEntity } from './firewall.entities.js';
+import { FirewallScoreService } from './firewall-score.service.js';
 import { LogParsePool } from './log-parse.pool.js';
 import { initialParseState, type LogBatch, type LogParseState } from './log-parser.js';
 
@@ -179,6 +180,7 @@ export class FirewallWorkerService {
     private readonly pool: LogParsePool,
     private readonly realtime: RealtimeService,
     private readonly leases: LeaseService,
+    private readonly score: FirewallScoreService,
   ) {}
 
   // ------------------------------------------------------------------------------------------
@@ -276,6 +278,7 @@ export class FirewallWorkerService {
     const lines = results.reduce((n, r) => n + r.lines, 0);
     const failed = results.filter((r) => r.error).length;
     if (lines || failed) this.log.log(`read ${proxies.length} proxies: ${lines} lines stored${failed ? `, ${failed} failed` : ''}`);
+    await this.score.afterWorkerRun(); // the neural score's automatic bans (never throws)
     return results;
   }
 

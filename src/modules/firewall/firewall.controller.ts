@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { AccessLogQueryArgs, IpStatsArgs } from '../../contracts/firewall.js';
 import { IpListArgs } from '../../contracts/firewall-rules.js';
+import { HostArgs, SaveTrainDataArgs } from '../../contracts/firewall-train.js';
 import { Role } from '../../contracts/roles.js';
 import { RequireRole } from '../../core/auth/actor.js';
 import type { AuthedRequest } from '../../core/auth/auth.guard.js';
@@ -8,6 +9,7 @@ import { AuditService } from '../../core/audit/audit.service.js';
 import { parseInput, toFailure } from '../../core/errors.js';
 import { FirewallRulesService } from './firewall-rules.service.js';
 import { FirewallTrafficService } from './firewall-traffic.service.js';
+import { FirewallTrainService } from './firewall-train.service.js';
 
 /** A query string's switch ('1', 'true', '0', 'false') as the boolean the RPC input takes; anything else is left for the schema to refuse. */
 const queryBool = (v: unknown) => (v === '1' || v === 'true' ? true : v === '0' || v === 'false' ? false : v);
@@ -16,7 +18,7 @@ const queryBool = (v: unknown) => (v === '1' || v === 'true' ? true : v === '0' 
 @Controller('firewall')
 @RequireRole(Role.admin)
 export class FirewallController {
-  constructor(private readonly traffic: FirewallTrafficService, private readonly rules: FirewallRulesService, private readonly audit: AuditService) {}
+  constructor(private readonly traffic: FirewallTrafficService, private readonly rules: FirewallRulesService, private readonly audit: AuditService, private readonly train: FirewallTrainService) {}
 
   /** `?cmd=ip:1.2.3.4 url:/book code:404` (docs/firewall.md "Log query"), optional `limit`. */
   @Get('get_logs_by_str')
@@ -47,6 +49,19 @@ export class FirewallController {
   @HttpCode(200)
   deletePost(@Body() body: unknown) {
     return this.rules.deleteIpRules(parseInput(IpListArgs, body ?? {}));
+  }
+
+  /** `?host=`: the host's marks (as firewall.getTrainDataLog). */
+  @Get('get_train_data_log')
+  trainDataLog(@Query() q: unknown) {
+    return this.train.getTrainDataLog(parseInput(HostArgs, q ?? {}));
+  }
+
+  /** `{data: [{ip, host, bal}, ...]}`: several marks, all or none; answers {Ids, message, bans}. */
+  @Post('save_train_data')
+  @HttpCode(200)
+  saveTrainData(@Body() body: unknown) {
+    return this.train.saveTrainData(parseInput(SaveTrainDataArgs, body ?? {}));
   }
 
   /** `?host=&range_minutes=&unique_books=1&min_count=&like=&limit=`: as firewall.getIpStats. */

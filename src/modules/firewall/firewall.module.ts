@@ -10,6 +10,8 @@ import { FirewallRulesService } from './firewall-rules.service.js';
 import { FirewallSyncService } from './firewall-sync.service.js';
 import { AccessLogStore } from './access-log.store.js';
 import { FirewallWorkerService } from './firewall-worker.service.js';
+import { FirewallTrainService } from './firewall-train.service.js';
+import { FirewallScoreService } from './firewall-score.service.js';
 import { LogParsePool } from './log-parse.pool.js';
 import { WhoisService } from './whois.service.js';
 
@@ -26,6 +28,8 @@ import { WhoisService } from './whois.service.js';
     { provide: LogParsePool, useFactory: () => new LogParsePool() }, AccessLogStore, FirewallWorkerService,
     // whois of an address (firewall.getIpWhois): IANA, then the referral, cached a day
     WhoisService,
+    // the neural score (Firewall II): marks and training, scores, auto-bans and the AI report
+    FirewallTrainService, FirewallScoreService,
   ],
   controllers: [FirewallController],
   exports: [FirewallRulesService, FirewallSyncService, FirewallTrafficService, FirewallWorkerService, AccessLogStore],

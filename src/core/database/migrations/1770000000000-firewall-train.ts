@@ -31,7 +31,7 @@ export class FirewallTrain1770000000000 implements MigrationInterface {
         col.str('trained_by', 190, { default: "''" }),
         col.time('time', { isNullable: false }),
         { name: 'json', type: 'json', isNullable: false },
-        col.int('scored_until', { default: 0 }),
+        col.int('scored_id', { default: 0 }),
       ],
     }));
     await q.createTable(new Table({
