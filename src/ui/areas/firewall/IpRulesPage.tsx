@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
+import Nav from 'react-bootstrap/Nav';
 import Row from 'react-bootstrap/Row';
 import { useSearchParams } from 'react-router-dom';
 import { PAGE_PARAM } from '../../../contracts/constants.js';
@@ -16,6 +17,7 @@ import { fmtDateTime, plural } from '../../kit/format.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { PaginatedTable, usePageParam, type Column } from '../../kit/pagination.js';
 import { useAction } from '../../kit/useAction.js';
+import { AutoBans } from './AutoBans.js';
 import { FirewallControls } from './FirewallControls.js';
 import { RuleBadge, WhoisModal, banQuestion, withCount } from './shared.js';
 import './firewall.css';
@@ -26,9 +28,25 @@ const STATUS_OPTIONS = IP_RULE_STATUS_IDS.map((s) => ({ value: String(s), label:
  * /firewall/iptables_rules (000 §2, §3 IP rule, §4): the IP rules, filtered by status (with its name)
  * and a like filter, 50 a page by `p_`; all three in the URL. Ban, allow and delete one rule; remove
  * the selected rules or every rule of a status, after a confirm; every action says how many rows it
- * touched (000 §8).
+ * touched (000 §8). The second tab (`tab=auto`) lists the neural score's automatic bans with Undo.
  */
 export default function IpRulesPage() {
+  const [params, setParams] = useSearchParams();
+  const tab = params.get('tab') === 'auto' ? 'auto' : 'rules';
+  return (
+    <div className="app-fw">
+      <PageTitle title={tab === 'auto' ? 'Auto-bans' : 'IP rules'} />
+      <FirewallControls />
+      <Nav variant="tabs" role="tablist" className="mb-3" activeKey={tab} onSelect={(k) => setParams(k === 'auto' ? { tab: 'auto' } : {})}>
+        <Nav.Item><Nav.Link eventKey="rules">Rules</Nav.Link></Nav.Item>
+        <Nav.Item><Nav.Link eventKey="auto">Auto-bans</Nav.Link></Nav.Item>
+      </Nav>
+      {tab === 'auto' ? <AutoBans /> : <IpRules />}
+    </div>
+  );
+}
+
+function IpRules() {
   const [params, setParams] = useSearchParams();
   const [page] = usePageParam();
   const statusParam = params.get('status') ?? '';
@@ -115,9 +133,7 @@ export default function IpRulesPage() {
   ];
 
   return (
-    <div className="app-fw">
-      <PageTitle title="IP rules" />
-      <FirewallControls />
+    <>
       <div className="app-card mb-3">
         <Row className="g-2 align-items-end">
           <Col xs={6} md={3}>
@@ -188,6 +204,6 @@ export default function IpRulesPage() {
         />
       </div>
       <WhoisModal ip={whois} onHide={() => setWhois(null)} />
-    </div>
+    </>
   );
 }

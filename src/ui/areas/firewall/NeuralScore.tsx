@@ -35,7 +35,7 @@ export const effectsText = (top: FeatureEffect[], n = TOP_EFFECTS) =>
 
 /** One address's score with its top effects; '—' while none. */
 export function ScoreCell({ s, noModel }: { s: NeyronScore | undefined; noModel: boolean }) {
-  if (!s) return <span className="small text-secondary" data-score="">{noModel ? 'no model' : '—'}</span>;
+  if (!s) return <span className="small text-secondary text-nowrap" data-score="">{noModel ? 'no model' : '—'}</span>;
   const high = s.score >= NN_DECISION_THRESHOLD;
   const effects = effectsText(s.top);
   return (

@@ -97,9 +97,9 @@ interface TrainProps {
 }
 
 /**
- * One address of the IP list: count, first / last seen, status codes, rule, neural score (with its top
- * effects), training mark; OK / BAD / Whois (rules) and 'Train: Ok Ne Bad' (marks; in the detail only
- * while an address is open).
+ * One address of the IP list: count, first / last seen (from 1400 px), status codes, rule, neural score
+ * (with its top effects); OK / BAD / Whois (rules) and 'Train: Ok Ne Bad' (marks, the current one
+ * pressed). While an address is open the marks move to its detail and the row shows a Mark column.
  */
 function IpRow({ r, selected, compact, newest, onOpen, onOk, onBad, onWhois, busy, train }: {
   r: TrafficIp; selected: boolean; compact: boolean; newest?: TrafficRow; onOpen: () => void; onOk: () => void; onBad: () => Promise<unknown>; onWhois: () => void; busy: boolean;
@@ -112,12 +112,12 @@ function IpRow({ r, selected, compact, newest, onOpen, onOk, onBad, onWhois, bus
         {newest && <div className="small text-secondary text-truncate app-fw-newest" title={newest.url}>{newest.code} {newest.url}</div>}
       </td>
       <td className="text-end" data-label="Count">{fmtNumber(r.count)}</td>
-      {!compact && <td className="small text-nowrap d-none d-md-table-cell">{fmtDateTime(r.first)}</td>}
-      {!compact && <td className="small text-nowrap d-none d-md-table-cell">{fmtDateTime(r.last)}</td>}
+      {!compact && <td className="small text-nowrap d-none d-xxl-table-cell">{fmtDateTime(r.first)}</td>}
+      {!compact && <td className="small text-nowrap d-none d-xxl-table-cell">{fmtDateTime(r.last)}</td>}
       <td><Codes codes={r.codes} /></td>
       <td data-label="Rule"><RuleBadge status={r.rule} /></td>
       <td data-label="Score" className="app-fw-score-cell"><ScoreCell s={train.score} noModel={train.noModel} /></td>
-      <td data-label="Mark"><MarkBadge bal={train.mark} /></td>
+      {compact && <td data-label="Mark"><MarkBadge bal={train.mark} /></td>}
       <td className="text-nowrap">
         <div className="d-flex gap-1 align-items-center">
           <Button size="sm" variant="outline-success" onClick={onOk} disabled={busy} aria-label={`OK ${r.ip}`}>OK</Button>
@@ -402,14 +402,14 @@ export default function TrafficPage() {
                             <thead className="table-light">
                               <tr>
                                 <th>IP</th><th className="text-end">Count</th>
-                                {!open && <><th className="d-none d-md-table-cell">First</th><th className="d-none d-md-table-cell">Last</th></>}
-                                <th>Codes</th><th>Rule</th><th>Score</th><th>Mark</th><th />
+                                {!open && <><th className="d-none d-xxl-table-cell">First</th><th className="d-none d-xxl-table-cell">Last</th></>}
+                                <th>Codes</th><th>Rule</th><th>Score</th>{open && <th>Mark</th>}<th />
                               </tr>
                             </thead>
                             <tbody>
                               {items.map((it) => it.kind === 'group' ? (
                                 <tr key={it.key} className="table-secondary app-fw-group" data-group={it.group!.name}>
-                                  <td colSpan={open ? 7 : 9} className="small fw-semibold">{it.group!.name} · {plural(it.group!.ips, 'address', 'addresses')} · {plural(it.group!.count, 'request')}</td>
+                                  <td colSpan={open ? 7 : 8} className="small fw-semibold">{it.group!.name} · {plural(it.group!.ips, 'address', 'addresses')} · {plural(it.group!.count, 'request')}</td>
                                 </tr>
                               ) : (
                                 <IpRow

@@ -24,6 +24,10 @@ export const badQuestion = (ip: string) => (
   </>
 );
 
+/** 'Set train: 1 · Set ban ok!': the mark's message, and for a mark 1 the ban's. */
+const markMessage = (bal: TrainMark) => (x: { message?: string; banned?: boolean; ban_message?: string }) =>
+  [x.message ?? trainSetMessage(bal), x.banned ? x.ban_message : ''].filter(Boolean).join(' · ');
+
 /**
  * The marks of a host's addresses (the newest per address) and the action that sets one. `onBanned`
  * follows a mark of 1 (the server banned the address: status 1).
@@ -40,7 +44,7 @@ export function useTrainMarks(host: string, onBanned?: (ip: string) => void) {
 
   const setMark = useCallback(
     async (ip: string, bal: TrainMark) => {
-      const r = await run(() => rpc('firewall.setTrainDataLog', { ip, host, bal }), (x) => x.message ?? trainSetMessage(bal));
+      const r = await run(() => rpc('firewall.setTrainDataLog', { ip, host, bal }), markMessage(bal));
       if (!r) return undefined;
       log.setData((prev) => [...(prev ?? []).filter((x) => x.ip !== ip), { Id: r.Id, ip, host, bal, data: {} as never, time: new Date().toISOString() }]);
       if (bal === 1 && r.banned !== false) onBanned?.(ip);
@@ -65,7 +69,7 @@ export function TrainButtons({ ip, current, onMark, busy }: {
 }) {
   const v = (bal: TrainMark) => `${current === bal ? '' : 'outline-'}${markVariant(bal)}`;
   return (
-    <div className="d-inline-flex align-items-center gap-1 app-fw-train" role="group" aria-label={`Train ${ip}`}>
+    <div className="d-inline-flex align-items-center gap-1 app-fw-train" role="group" aria-label={`Train ${ip}`} data-mark={current ?? ''}>
       <span className="small text-secondary">Train:</span>
       <Button size="sm" variant={v(0)} aria-pressed={current === 0} disabled={busy} onClick={() => void onMark(0)}>Ok</Button>
       <Button size="sm" variant={v(0.5)} aria-pressed={current === 0.5} disabled={busy} onClick={() => void onMark(0.5)}>Ne</Button>

@@ -98,8 +98,8 @@ export function TrainPanel({ host, onModel }: { host: string; onModel?: (m: NnMo
     }
   };
   const cancel = async () => {
-    const r = await run(() => rpc('firewall.cancelTrain', { host }), (x) => x.message ?? 'Training cancelled');
-    if (r) void status.reload();
+    // The run ends with its 'cancelled' event (a status read now could still find it running).
+    await run(() => rpc('firewall.cancelTrain', { host }), (x) => x.message ?? 'Training cancelled');
   };
 
   const s = status.data;
