@@ -30,7 +30,7 @@ export class NnModelEntity {
   @PrimaryColumn({ type: 'varchar', length: 190 }) host: string;
   @Column({ type: 'integer' }) version: number;
   @Column({ type: 'integer' }) samples: number;
-  @Column({ type: 'float' }) error: number;
+  @Column({ type: 'double' }) error: number;
   @Column({ type: 'integer' }) iterations: number;
   @Column({ type: 'integer' }) duration_ms: number;
   @Column({ type: 'varchar', length: 190, default: '' }) trained_by: string;
@@ -52,7 +52,7 @@ export class NnAutoBanEntity {
   @PrimaryGeneratedColumn() Id: number;
   @Column({ type: 'varchar', length: 190 }) host: string;
   @Column({ type: 'varchar', length: 64 }) ip: string;
-  @Column({ type: 'float' }) score: number;
+  @Column({ type: 'double' }) score: number;
   @Column({ type: 'integer' }) model_version: number;
   @Column({ type: 'datetime', precision: 3 }) time: Date;
   /** Set when an operator undid the ban (firewall.undoAutoBan). */
