@@ -49,7 +49,9 @@ afterAll(async () => {
   if (userSshd && userSshd.exitCode === null && userSshd.signalCode === null) {
     const exited = new Promise<void>((r) => userSshd!.once('exit', () => r()));
     userSshd.kill('SIGKILL');
-    await Promise.race([exited, sleep(5000)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise<void>((r) => { timer = setTimeout(r, 5000); })]);
+    clearTimeout(timer);
   }
   await Promise.allSettled([h1?.stop(), h2?.stop()]);
   rmSync(sudoersFile, { force: true });
