@@ -11,7 +11,7 @@
  *   allowlisted address in it is reported;
  * - the firewall toggle of a proxy on the server map answers Run / STOP, then the sync's OK / ERROR
  *   (a dead proxy named); the proxy's nginx_log is edited in the server dialog;
- * - at 390 px the open address has the bottom bar (Ok, Bad, Blok, Back);
+ * - at 390 px the open address has the bottom bar (Ok, Ne, Bad: training marks; Blok, Back);
  * - IP statistics filter by domain, minimum count and unique books, in the URL;
  * - the worker bar: switch, Run now with each proxy's result, Sync now's dry-run preview, then Apply.
  */
@@ -310,11 +310,11 @@ test('server map: the firewall toggle answers Run / STOP, then the sync OK / ERR
   expect((await ok<{ nginx_log: string }>('srv.get', { Id })).nginx_log).toBe('/var/log/nginx/shop.access.log');
 }, T);
 
-test('390 px: an open address has the bottom bar Ok, Bad, Blok, Back on screen; Ok allows and goes on, Back returns to the list', async () => {
+test('390 px: an open address has the bottom bar Ok, Ne, Bad, Blok, Back on screen; Ok marks 0 and goes on, Bad asks then marks 1 (and bans), Back returns to the list', async () => {
   const page = await signedIn('/firewall?host=shop.example&ip=198.51.100.20', MOBILE);
   const bar = page.getByTestId('fw-bottom-bar');
   await bar.waitFor();
-  expect(await bar.getByRole('button').allInnerTexts()).toEqual(['Ok', 'Bad', 'Blok', 'Back']);
+  expect(await bar.getByRole('button').allInnerTexts()).toEqual(['Ok', 'Ne', 'Bad', 'Blok', 'Back']);
   const box = (await bar.boundingBox())!;
   expect([box.x, box.y + box.height <= MOBILE.height, box.width]).toEqual([0, true, MOBILE.width]);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
@@ -323,16 +323,19 @@ test('390 px: an open address has the bottom bar Ok, Bad, Blok, Back on screen; 
   expect(await page.locator('[data-testid="ip-list"]').count()).toBe(0);
   await screenshot(page, 'fw-traffic-390');
 
+  // Ok, Ne, Bad are the training marks of 000 §4 (0, 0.5, 1; Firewall II)
   await bar.getByRole('button', { name: 'Ok', exact: true }).click();
-  await toast(page, 'Save ok! · 1 row');
+  await toast(page, 'Set train: 0');
   // on to the next address of the list (by count: 198.51.100.20 is followed by 192.0.2.50)
   await page.waitForURL((u) => u.searchParams.get('ip') === '192.0.2.50');
-  expect((await ok<{ list: IpRuleView[] }>('firewall.getIpRules', { like: '198.51.100.20' })).list).toMatchObject([{ ip: '198.51.100.20', status: 0 }]);
+  const marks = async () => (await ok<Array<{ ip: string; bal: number }>>('firewall.getTrainDataLog', { host: 'shop.example' })).map((m) => [m.ip, m.bal]).sort();
+  expect(await marks()).toEqual([['198.51.100.20', 0]]);
 
-  // Bad asks, then bans
+  // Bad asks, then marks 1, which bans too
   await bar.getByRole('button', { name: 'Bad', exact: true }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Yes' }).click();
-  await toast(page, 'Set ban ok! · 1 row');
+  await toast(page, 'Set train: 1 · Set ban ok!');
+  expect(await marks()).toEqual([['192.0.2.50', 1], ['198.51.100.20', 0]]);
   expect((await ok<{ list: IpRuleView[] }>('firewall.getIpRules', { like: '192.0.2.50' })).list).toMatchObject([{ ip: '192.0.2.50', status: 1 }]);
 
   await bar.getByRole('button', { name: 'Back' }).click();
