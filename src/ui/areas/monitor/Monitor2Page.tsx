@@ -46,7 +46,7 @@ export default function Monitor2Page() {
   return (
     <div className="app-mon">
       <PageTitle title={title} actions={<Button size="sm" variant="outline-secondary" onClick={() => { void avg.reload(); void bal.reload(); }} disabled={avg.loading}>Refresh</Button>} />
-      <MonitorNav base="/monitor2" search={url.search} />
+      <MonitorNav base="/monitor2" search={url.search} cat={url.cat} />
       <MonitorFilter minutes={url.minutes} onMinutes={url.setMinutes} busy={avg.loading && !!list} />
 
       <section className="app-card mb-3" aria-label="Node averages">

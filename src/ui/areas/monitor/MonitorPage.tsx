@@ -50,7 +50,7 @@ export default function MonitorPage() {
           </>
         }
       />
-      <MonitorNav base="/monitor" search={url.search} />
+      <MonitorNav base="/monitor" search={url.search} cat={url.cat} />
       <MonitorFilter minutes={url.minutes} onMinutes={url.setMinutes} quality={url.quality} onQuality={url.setQuality} busy={charts.loading && !!items} />
       <LoadTiles items={tiles} loading={loads.loading} error={loads.error} onRetry={() => void loads.reload()} />
       <ErrorAlert error={charts.error} onRetry={() => void charts.reload()} />

@@ -34,17 +34,18 @@ export function LoadValue({ value, className }: { value: number | null | undefin
   );
 }
 
-/** /monitor and /monitor2 with the category tabs; the filter's query string goes along. */
-export function MonitorNav({ base, search }: { base: '/monitor' | '/monitor2'; search: string }) {
+/** /monitor and /monitor2 with the category tabs; the category and the filter's query string go along. */
+export function MonitorNav({ base, search, cat }: { base: '/monitor' | '/monitor2'; search: string; cat: string | null }) {
   const q = search ? `?${search}` : '';
-  const cats = [{ to: base, label: 'All' }, ...Object.keys(MONITOR_CATS).map((c) => ({ to: `${base}/${c}`, label: c }))];
+  const sub = cat ? `/${cat}` : '';
+  const cats = [{ to: base, label: 'Overview' }, ...Object.keys(MONITOR_CATS).map((c) => ({ to: `${base}/${c}`, label: c }))];
   return (
     <div className="d-flex flex-wrap align-items-center gap-3 mb-3">
-      <Nav variant="pills" className="app-mon-views" aria-label="Monitor views">
-        <Nav.Item><Nav.Link as={NavLink} to={`/monitor${q}`} end={false} active={base === '/monitor'}>Charts</Nav.Link></Nav.Item>
-        <Nav.Item><Nav.Link as={NavLink} to={`/monitor2${q}`} active={base === '/monitor2'}>Node load</Nav.Link></Nav.Item>
+      <Nav as="nav" variant="pills" className="app-mon-views" aria-label="Monitor views">
+        <Nav.Item><Nav.Link as={NavLink} to={`/monitor${sub}${q}`} active={base === '/monitor'}>Charts</Nav.Link></Nav.Item>
+        <Nav.Item><Nav.Link as={NavLink} to={`/monitor2${sub}${q}`} active={base === '/monitor2'}>Node load</Nav.Link></Nav.Item>
       </Nav>
-      <Nav variant="tabs" className="app-mon-cats flex-grow-1" aria-label="Server category">
+      <Nav as="nav" variant="tabs" className="app-mon-cats flex-grow-1" aria-label="Server category">
         {cats.map((c) => (
           <Nav.Item key={c.to}>
             <Nav.Link as={NavLink} to={`${c.to}${q}`} end>{c.label}</Nav.Link>
