@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Like, type Repository } from 'typeorm';
+import { In, Like, type EntityManager, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import {
   ALLOWLIST_CONFIG_TYPE, BlockRuleIdArgs, BlockRuleSaveArgs, BlockRuleSwitchArgs, FW_MESSAGES, IP_RULE_ALLOWED, IP_RULE_DENIED, IP_RULES_PAGE_SIZE, IpArgs, IpBanArgs,
@@ -36,7 +36,6 @@ export class FirewallRulesService {
   constructor(
     @InjectRepository(IpRuleEntity) private readonly rules: Repository<IpRuleEntity>,
     @InjectRepository(BlockRuleEntity) private readonly blocks: Repository<BlockRuleEntity>,
-    @InjectRepository(TrainDataEntity) private readonly marks: Repository<TrainDataEntity>,
     private readonly srv: SrvService,
     private readonly configs: CfgConfigsService,
   ) {}
@@ -123,16 +122,19 @@ export class FirewallRulesService {
   })
   async deleteIpRules(a: z.output<typeof IpListArgs>) {
     const ips = Array.isArray(a.ip) ? a.ip : [a.ip];
-    const had = await this.rules.find({ where: { ip: In(ips) }, select: { Id: true, ip: true } });
-    const r = await this.rules.delete({ ip: In(ips) });
-    await this.unmark(had.map((x) => x.ip));
-    return { message: FW_MESSAGES.deleted, affected: r.affected ?? 0 };
+    const affected = await this.rules.manager.transaction(async (m) => {
+      const had = await m.find(IpRuleEntity, { where: { ip: In(ips) }, select: { Id: true, ip: true } });
+      const r = await m.delete(IpRuleEntity, { ip: In(ips) });
+      await this.unmark(m, had.map((x) => x.ip));
+      return r.affected ?? 0;
+    });
+    return { message: FW_MESSAGES.deleted, affected };
   }
 
-  /** 000 §4 "removing a rule marks its train score 0": the marks of these addresses (every host) become 0. */
-  private async unmark(ips: string[]) {
-    if (!ips.length || !(await this.marks.exists({}))) return;
-    for (let i = 0; i < ips.length; i += 500) await this.marks.update({ ip: In(ips.slice(i, i + 500)) }, { bal: 0 });
+  /** 000 §4 "removing a rule marks its train score 0": the marks of these addresses (every host) become 0, in the removal's transaction. */
+  private async unmark(m: EntityManager, ips: string[]) {
+    if (!ips.length || !(await m.exists(TrainDataEntity, {}))) return;
+    for (let i = 0; i < ips.length; i += 500) await m.update(TrainDataEntity, { ip: In(ips.slice(i, i + 500)) }, { bal: 0 });
   }
 
   /** The rule status of each of these addresses that has a rule. */
@@ -160,10 +162,13 @@ export class FirewallRulesService {
     summary: "{status}: removes every rule with this status (their addresses' train marks become 0); answers {message: 'Delete rule ok!', affected}",
   })
   async deleteByStatus(a: z.output<typeof IpRulesByStatusArgs>) {
-    const had = await this.rules.createQueryBuilder('r').select('r.ip', 'ip').where('r.status = :s', { s: a.status }).getRawMany<{ ip: string }>();
-    const r = await this.rules.delete({ status: a.status });
-    await this.unmark(had.map((x) => x.ip));
-    return { message: FW_MESSAGES.deleted, affected: r.affected ?? 0 };
+    const affected = await this.rules.manager.transaction(async (m) => {
+      const had = await m.createQueryBuilder(IpRuleEntity, 'r').select('r.ip', 'ip').where('r.status = :s', { s: a.status }).getRawMany<{ ip: string }>();
+      const r = await m.delete(IpRuleEntity, { status: a.status });
+      await this.unmark(m, had.map((x) => x.ip));
+      return r.affected ?? 0;
+    });
+    return { message: FW_MESSAGES.deleted, affected };
   }
 
   /** Addresses of the denying IP rules (status 1 to 15). */
