@@ -148,7 +148,7 @@ export class MonitoringStore {
    * Stores minute rows (one per server and round). A second write of the same server and minute (a
    * round by hand in the same minute) keeps the values it read over the ones it could not read.
    */
-  async writeMinutes(rows: MinuteRow[]): Promise<void> {
+  async writeMinutes(rows: MinuteRow[], runner: { query: DataSource['query'] } = this.db): Promise<void> {
     const conflict = this.dialect === 'sqlite'
       ? ` ON CONFLICT (server_id, ts) DO UPDATE SET ${MONITOR_METRICS.map((m) => `${m} = COALESCE(excluded.${m}, mon_minutes.${m})`).join(', ')}`
       : ` ON DUPLICATE KEY UPDATE ${MONITOR_METRICS.map((m) => `${m} = COALESCE(VALUES(${m}), ${m})`).join(', ')}`;
@@ -157,7 +157,7 @@ export class MonitoringStore {
       const params: unknown[] = [];
       for (const r of part) params.push(r.server_id, r.ts, ...MONITOR_METRICS.map((m) => r[m]));
       const ph = `(${MINUTE_COLS.map(() => '?').join(', ')})`;
-      await this.db.query(`INSERT INTO mon_minutes (${MINUTE_COLS.join(', ')}) VALUES ${part.map(() => ph).join(', ')}${conflict}`, params);
+      await runner.query(`INSERT INTO mon_minutes (${MINUTE_COLS.join(', ')}) VALUES ${part.map(() => ph).join(', ')}${conflict}`, params);
     }
   }
 
@@ -229,7 +229,7 @@ export class MonitoringStore {
     return written;
   }
 
-  /** One transaction: buckets of [from, to) made from the source tier, and the watermark moved to `to`. */
+  /** One transaction: buckets of [from, to) made from the source tier (replacing any stored), and the watermark moved to `to`. */
   private async rollupRange(tier: RollupTier, from: number, to: number): Promise<number> {
     const src = SOURCE[tier];
     const bucket = tier === 'week' ? `(ts - ((ts - ${WEEK_OFFSET_MIN}) % ${TIER_MINUTES.week}))` : `(ts - (ts % ${TIER_MINUTES[tier]}))`;
@@ -242,9 +242,10 @@ export class MonitoringStore {
     try {
       await runner.connect();
       await runner.startTransaction();
-      await runner.query(`DELETE FROM ${TABLE[tier]} WHERE ts >= ? AND ts < ?`, [from, to]);
+      // REPLACE (both dialects): a bucket made again (a rebuild after the watermarks were forgotten)
+      // replaces the stored one; stored buckets of servers without source rows here stay as they are.
       const r = await runner.query(
-        `INSERT INTO ${TABLE[tier]} (${ROLLUP_COLS.join(', ')}) SELECT server_id, ${bucket} AS b, ${aggs} FROM ${TABLE[src]} WHERE ts >= ? AND ts < ? GROUP BY server_id, b`,
+        `REPLACE INTO ${TABLE[tier]} (${ROLLUP_COLS.join(', ')}) SELECT server_id, ${bucket} AS b, ${aggs} FROM ${TABLE[src]} WHERE ts >= ? AND ts < ? GROUP BY server_id, b`,
         [from, to], true,
       );
       await runner.query('UPDATE mon_rollups SET done_until = ? WHERE tier = ?', [to, tier]);
