@@ -19,7 +19,7 @@ import type { Browser, Page, Route } from 'playwright-core';
 import { MONITOR_METRICS } from '../../src/contracts/monitoring.js';
 import { MonitoringStore, type MinuteRow } from '../../src/modules/monitoring/monitoring-store.service.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot } from '../helpers/browser.js';
+import { MOBILE, expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot } from '../helpers/browser.js';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
@@ -36,8 +36,8 @@ const ids: Record<string, number> = {};
 const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, args);
 
 /** A signed-in page (own context) at `path`. */
-async function signedIn(path: string, who = ADMIN): Promise<Page> {
-  const page = await newPage(browser);
+async function signedIn(path: string, who = ADMIN, size?: { width: number; height: number }): Promise<Page> {
+  const page = await newPage(browser, size ?? {});
   pages.push(page);
   await loginAs(page, t.url, who.login, who.password);
   await page.goto(t.url + path);
@@ -109,6 +109,7 @@ test('tiles and charts render from the stored history; a server without history 
   expect(await card(page, 'mon-web-1').getAttribute('data-tier')).toBe('minute');
   expect(Number(await card(page, 'mon-web-1').getAttribute('data-points'))).toBe(120);
   expect(await card(page, 'mon-web-1').locator('.highcharts-arearange-series').count()).toBe(0);
+  expect(await card(page, 'mon-web-1').locator('.highcharts-markers .highcharts-point').count()).toBe(0); // a line, no markers
   await card(page, 'mon-web-2').getByText('No data for this range').waitFor();
   expect(await card(page, 'mon-web-2').locator('.highcharts-container').count()).toBe(0);
   await screenshot(page, 'monitor-web');
@@ -200,6 +201,8 @@ test("an 'update_nginx' after a round refreshes the chart and the tiles without 
   // the new minute, after a gap point where no round ran
   expect(Number(await web1.getAttribute('data-points'))).toBeGreaterThan(pointsBefore);
   expect(Number(await web1.getAttribute('data-last'))).toBeGreaterThan(before);
+  // the new reading stands alone after the gap: drawn as a marker
+  await web1.locator('.highcharts-markers .highcharts-point').first().waitFor();
   // the tile shows the value just read (the machine's own load), not the seeded 12.50
   await page.waitForFunction(() => document.querySelector('.app-mon-tile[data-server="mon-web-1"] [data-testid="cpu_la"]')?.textContent !== '12.50');
   expect(await tile(page, 'mon-web-1').getByTestId('cpu_la').textContent()).toBe(mine!.cpu_la!.toFixed(2));
@@ -248,4 +251,15 @@ test("an admin's Collect now shows each server's result; a role-100 user sees th
   await tile(user, 'mon-web-1').waitFor();
   expect(await user.getByRole('button', { name: 'Collect now' }).count()).toBe(0);
   expect(await user.locator('aside.app-sidebar a[href="/monitor"]').count()).toBe(1);
+}, T);
+
+test('at 390 px the charts take the width and nothing scrolls sideways', async () => {
+  const page = await signedIn('/monitor/web', ADMIN, MOBILE);
+  await card(page, 'mon-web-1').locator('.highcharts-container').waitFor();
+  await screenshot(page, 'monitor-web-390');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
+  const box = (await card(page, 'mon-web-1').locator('.highcharts-container').boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(MOBILE.width);
+  expect(box.width).toBeGreaterThan(MOBILE.width / 2);
 }, T);

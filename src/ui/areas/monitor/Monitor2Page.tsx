@@ -40,6 +40,7 @@ export default function Monitor2Page() {
   const list = useMemo(() => (sameType ? sortAverages(avg.data!.value) : undefined), [sameType, avg.data]);
   const max = Math.max(1, ...(list ?? []).map((n) => n.load ?? 0));
   const title = url.cat ? `Node load · ${url.cat}` : 'Node load';
+  const busy = avg.loading && !!list && avg.data!.key !== avg.key;
 
   if (url.rawCat !== undefined && !url.cat) return <NotFoundPage />;
 
@@ -47,7 +48,7 @@ export default function Monitor2Page() {
     <div className="app-mon">
       <PageTitle title={title} actions={<Button size="sm" variant="outline-secondary" onClick={() => { void avg.reload(); void bal.reload(); }} disabled={avg.loading}>Refresh</Button>} />
       <MonitorNav base="/monitor2" search={url.search} cat={url.cat} />
-      <MonitorFilter minutes={url.minutes} onMinutes={url.setMinutes} busy={avg.loading && !!list} />
+      <MonitorFilter minutes={url.minutes} onMinutes={url.setMinutes} busy={busy} />
 
       <section className="app-card mb-3" aria-label="Node averages">
         <h2 className="h6">Average load over the range</h2>
@@ -55,7 +56,7 @@ export default function Monitor2Page() {
         {!list && avg.loading && <Loading />}
         {list && list.length === 0 && <EmptyState title="No servers" />}
         {list && list.length > 0 && (
-          <ol className={`app-mon-bars list-unstyled mb-0 ${avg.loading ? 'app-mon-busy' : ''}`}>
+          <ol className={`app-mon-bars list-unstyled mb-0 ${busy ? 'app-mon-busy' : ''}`} aria-busy={busy}>
             {list.map((n) => {
               const c = loadColour(n.load);
               return (
@@ -77,7 +78,7 @@ export default function Monitor2Page() {
         <ErrorAlert error={bal.error} onRetry={() => void bal.reload()} />
         {!bal.data && bal.loading && <Loading />}
         {bal.data && (
-          <div className={`app-mon-balancing ${bal.loading ? 'app-mon-busy' : ''}`}>
+          <div className="app-mon-balancing">
             {SECTIONS.map((s) => <BalancingSection key={s.key} title={s.title} name={s.key} rows={bal.data![s.key]?.data ?? []} />)}
           </div>
         )}

@@ -36,6 +36,8 @@ export default function MonitorPage() {
   const items = sameType ? charts.data!.value : undefined;
   const tiles = useMemo(() => (url.type === undefined ? loads.data : loads.data?.filter((s) => s.type === url.type)), [loads.data, url.type]);
   const title = url.cat ? `Monitor · ${url.cat}` : 'Monitor';
+  // Busy only while another filter's answer is awaited; the refresh after each round is silent.
+  const busy = charts.loading && !!items && charts.data!.key !== charts.key;
 
   if (url.rawCat !== undefined && !url.cat) return <NotFoundPage />;
 
@@ -51,13 +53,13 @@ export default function MonitorPage() {
         }
       />
       <MonitorNav base="/monitor" search={url.search} cat={url.cat} />
-      <MonitorFilter minutes={url.minutes} onMinutes={url.setMinutes} quality={url.quality} onQuality={url.setQuality} busy={charts.loading && !!items} />
+      <MonitorFilter minutes={url.minutes} onMinutes={url.setMinutes} quality={url.quality} onQuality={url.setQuality} busy={busy} />
       <LoadTiles items={tiles} loading={loads.loading} error={loads.error} onRetry={() => void loads.reload()} />
       <ErrorAlert error={charts.error} onRetry={() => void charts.reload()} />
       {!items && charts.loading && <Loading text="Loading charts…" />}
       {items && items.length === 0 && <EmptyState title="No servers" text={url.type === undefined ? 'No server of the grouped types.' : `No ${serverTypeName(url.type)} server.`} />}
       {items && items.length > 0 && (
-        <div className={`app-mon-charts ${charts.loading ? 'app-mon-busy' : ''}`} aria-busy={charts.loading} data-key={charts.data!.key}>
+        <div className={`app-mon-charts ${busy ? 'app-mon-busy' : ''}`} aria-busy={busy} data-key={charts.data!.key}>
           {items.map((it) => <ChartCard key={it.Id} item={it} />)}
         </div>
       )}

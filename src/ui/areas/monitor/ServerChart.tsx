@@ -24,9 +24,13 @@ export interface ServerChartProps {
 export default function ServerChart({ item, height = 180 }: ServerChartProps) {
   const options = useMemo<Highcharts.Options>(() => {
     const { avg, band } = chartColumns(item);
+    // A reading between two gaps draws no line: a marker shows it.
+    const data = avg.map(([x, y], i) =>
+      y !== null && (avg[i - 1]?.[1] ?? null) === null && (avg[i + 1]?.[1] ?? null) === null ? { x, y, marker: { enabled: true, radius: 2.5 } } : [x, y],
+    ) as Highcharts.PointOptionsType[];
     const series: Highcharts.SeriesOptionsType[] = [
       {
-        type: 'area', name: 'Load average', data: avg, color: '#0d6efd', fillOpacity: 0.15, lineWidth: 1.5, zIndex: 1,
+        type: 'area', name: 'Load average', data, color: '#0d6efd', fillOpacity: 0.15, lineWidth: 1.5, zIndex: 1,
         marker: { enabled: false }, connectNulls: false,
       },
     ];

@@ -96,7 +96,7 @@ export function LoadTiles({ items, loading, error, onRetry }: { items: ServerLoa
       <ErrorAlert error={error} onRetry={onRetry} />
       {items && items.length === 0 && <EmptyState title="No servers" text="No server of these types is on." />}
       {items && items.length > 0 && (
-        <div className={`app-mon-tiles ${loading ? 'app-mon-busy' : ''}`}>
+        <div className="app-mon-tiles">
           {items.map((s) => {
             const c = loadColour(s.cpu_la);
             return (
