@@ -17,6 +17,8 @@ export const NN_ITERATIONS = 5000;
 export const NN_ERROR_THRESHOLD = 0.02;
 /** A score at or above this bans the address automatically (per-host override in cluster configs). */
 export const NN_DECISION_THRESHOLD = 0.97;
+/** Features named beside a score (the largest effects). */
+export const NN_TOP_EFFECTS = 3;
 /** Train review: the network's output above this counts as 1, else 0. */
 export const NN_REVIEW_THRESHOLD = 0.99;
 
@@ -130,6 +132,8 @@ export interface TrainReviewRow extends TrainDataRow {
   /** The network's output for the stored features, and what it counts as (above 0.99: 1, else 0). */
   output: number;
   predicted: 0 | 1;
+  /** The features that pushed the output most, against the median of the host's marks (the data the model learnt from). */
+  top: FeatureEffect[];
 }
 
 export interface AutoBanRow {

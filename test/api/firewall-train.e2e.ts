@@ -343,6 +343,11 @@ describe(`training (${DB})`, () => {
     for (const r of review) {
       expect(r.output).toBeCloseTo(scores.get(r.ip)!, 6);
       expect(r.predicted).toBe(r.output > 0.99 ? 1 : 0);
+      // explained: up to 3 named features, largest effect first
+      expect(r.top.length).toBeGreaterThan(0);
+      expect(r.top.length).toBeLessThanOrEqual(3);
+      for (const e of r.top) expect(Object.keys(r.data)).toContain(e.feature);
+      expect(r.top.map((e) => Math.abs(e.effect))).toEqual([...r.top.map((e) => Math.abs(e.effect))].sort((a, b) => b - a));
     }
     expect(review.length).toBeLessThan(now.length);
     // (with the 000 §9 constants, training stops at error 0.02 where bots score about 0.8-0.95: the review

@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { FW_MESSAGES } from '../../contracts/firewall-rules.js';
 import {
-  AUTO_BANS_PAGE_SIZE, AutoBanListArgs, FEATURE_WINDOW_S, HostArgs, NN_AUTO_BAN_STATUS, NN_AUTOBAN_CONFIG_TYPE, NN_DECISION_THRESHOLD, NN_SCORE_LIST_MAX,
+  AUTO_BANS_PAGE_SIZE, AutoBanListArgs, FEATURE_WINDOW_S, HostArgs, NN_AUTO_BAN_STATUS, NN_AUTOBAN_CONFIG_TYPE, NN_DECISION_THRESHOLD, NN_SCORE_LIST_MAX, NN_TOP_EFFECTS,
   NeyronDataArgs, ScoreNowArgs, UndoAutoBanArgs,
   type AiReport, type AutoBanRow, type FeatureVector, type NeyronScore, type ScoreResult,
 } from '../../contracts/firewall-train.js';
@@ -27,7 +27,6 @@ import { toInput } from './ip-features.js';
 import { typicalInput } from './nn-model.js';
 
 /** Effects listed per scored address. */
-export const NN_TOP_EFFECTS = 3;
 /** Addresses the AI report sends (the host's busiest of the window). */
 export const AI_REPORT_ADDRESSES = 50;
 /** Addresses scored per batch (features loaded, scored, banned). */

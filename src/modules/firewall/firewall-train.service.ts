@@ -13,7 +13,7 @@ import type { DataSource, EntityManager, Repository } from 'typeorm';
 import type { z } from 'zod';
 import { isDenyingStatus } from '../../contracts/firewall-rules.js';
 import {
-  HostArgs, NN_REVIEW_THRESHOLD, SaveTrainDataArgs, SetTrainDataArgs, TrainDataIdArgs, UpdateTrainDataArgs, trainSetMessage,
+  HostArgs, NN_REVIEW_THRESHOLD, NN_TOP_EFFECTS, SaveTrainDataArgs, SetTrainDataArgs, TrainDataIdArgs, UpdateTrainDataArgs, trainSetMessage,
   type FeatureVector, type NnModelInfo, type SetTrainAnswer, type TrainDataRow, type TrainEvent, type TrainMark, type TrainReviewRow, type TrainStatus,
 } from '../../contracts/firewall-train.js';
 import { Role } from '../../contracts/roles.js';
@@ -24,7 +24,7 @@ import { FirewallRulesService } from './firewall-rules.service.js';
 import { NnModelEntity, TrainDataEntity } from './firewall-train.entities.js';
 import { FirewallTrafficService } from './firewall-traffic.service.js';
 import { loadFeatures, toInput, type Query } from './ip-features.js';
-import { Scorer, trainInWorker, type TrainSample } from './nn-model.js';
+import { Scorer, trainInWorker, typicalInput, type TrainSample } from './nn-model.js';
 
 const refuse = (field: string, message: string) => new AppError(422, message, 'rules', { [field]: message });
 /** Progress events: at most one per this many ms (the status reads the latest at any time). */
@@ -325,16 +325,19 @@ export class FirewallTrainService implements OnModuleDestroy {
 
   @Rpc('firewall.loadHostTrainData', {
     role: Role.admin, input: HostArgs,
-    summary: "{host}: train review: the host's marks 0 and 1 (0.5 skipped) whose network output disagrees (output above 0.99 counts 1, else 0): [{Id, ip, host, bal, data, time, output, predicted}]; 422 without a model",
+    summary: "{host}: train review: the host's marks 0 and 1 (0.5 skipped) whose network output disagrees (output above 0.99 counts 1, else 0): [{Id, ip, host, bal, data, time, output, predicted, top}] (top: the 3 largest effects against the median of the host's marks); 422 without a model",
   })
   async loadHostTrainData(a: z.output<typeof HostArgs>): Promise<TrainReviewRow[]> {
     const { scorer } = await this.requireModel(a.host);
     const marks = (await this.marks.find({ where: { host: a.host }, order: { Id: 'ASC' } })).filter((m) => m.bal !== 0.5);
-    const outputs = scorer.scoreMany(marks.map((m) => toInput(m.data)));
+    const inputs = marks.map((m) => toInput(m.data));
+    const outputs = scorer.scoreMany(inputs);
+    // The marks' vectors come from other hours than the traffic of now: their own median is the typical value here.
+    const typical = typicalInput(inputs);
     const out: TrainReviewRow[] = [];
     marks.forEach((m, i) => {
       const predicted = outputs[i] > NN_REVIEW_THRESHOLD ? 1 : 0;
-      if (predicted !== m.bal) out.push({ ...this.row(m), output: outputs[i], predicted });
+      if (predicted !== m.bal) out.push({ ...this.row(m), output: outputs[i], predicted, top: scorer.explain(inputs[i], typical, NN_TOP_EFFECTS) });
     });
     return out;
   }

@@ -8,7 +8,7 @@ import { useMemo } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
-import { NN_REVIEW_THRESHOLD, trainSetMessage, type FeatureEffect, type TrainMark, type TrainReviewRow } from '../../../contracts/firewall-train.js';
+import { NN_REVIEW_THRESHOLD, NN_TOP_EFFECTS, trainSetMessage, type TrainMark, type TrainReviewRow } from '../../../contracts/firewall-train.js';
 import { MSG } from '../../../contracts/messages.js';
 import { useAsync, useRpc } from '../../api/hooks.js';
 import { rpc } from '../../api/rpc.js';
@@ -26,16 +26,11 @@ import './firewall.css';
 
 /** Review rows a page. */
 export const TRAIN_REVIEW_PAGE = 50;
-/** Features shown per row. */
-const TOP_FEATURES = 3;
+type ReviewRow = TrainReviewRow;
 
-/** A review row; `top` when the server explains the output, else the stored features with the highest values are shown. */
-type ReviewRow = TrainReviewRow & { top?: FeatureEffect[] };
-
+/** The features that pushed the output most (against the median of the host's marks). */
 function TopFeatures({ r }: { r: ReviewRow }) {
-  if (r.top?.length) return <span className="small">{effectsText(r.top, TOP_FEATURES)}</span>;
-  const top = Object.entries(r.data ?? {}).sort((a, b) => b[1] - a[1]).slice(0, TOP_FEATURES);
-  return <span className="small text-secondary">{top.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}</span>;
+  return <span className="small">{effectsText(r.top, NN_TOP_EFFECTS) || '—'}</span>;
 }
 
 function useReview(host: string) {
