@@ -35,6 +35,15 @@ const s = await startBenchApp();
 const ds = s.app.get<DataSource>(getDataSourceToken() as never);
 const store = s.app.get(MonitoringStore);
 const collector = s.app.get(MonitoringCollector);
+/** fetch, once more on a reset: a keep-alive socket left idle through a long generation step may have been closed by the server. */
+const fetch = async (url: string, init?: RequestInit): Promise<Response> => {
+  try {
+    return await globalThis.fetch(url, init);
+  } catch {
+    return globalThis.fetch(url, init);
+  }
+};
+const step = (what: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(0)} s] ${what}`);
 const rpc = async (method: string, args: unknown) => {
   const r = await fetch(`${s.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json', User: s.hash }, body: JSON.stringify({ methods: [method], args: [args], host: 0 }) });
   const body = (await r.json()) as Array<{ status: string; result?: any; message?: string }>;
@@ -80,6 +89,7 @@ async function inTx(fn: (q: { query: DataSource['query'] }) => Promise<void>) {
   }
 }
 
+step('servers saved; generating history');
 const gen = Date.now();
 let rows = { day: 0, hour: 0, minute: 0, raw: 0 };
 for (const id of ids) {
@@ -114,10 +124,12 @@ for (let from = rawFrom; from < now; from += 30 * 1440) {
   });
 }
 const genMs = Date.now() - gen;
+step('history written; rolling up');
 const ru = Date.now();
 const rolled = await store.rollup();
 const rollupMs = Date.now() - ru;
 const counts = await store.counts();
+step('rolled up; querying');
 
 // ---- the 7-year query over HTTP
 const timeIt = async (fn: () => Promise<unknown>) => { const a = performance.now(); await fn(); return performance.now() - a; };
@@ -154,6 +166,7 @@ for (const r of rawAnswer) {
   if (!p || !close(p[1], Number(r.av)) || !close(p[2], Number(r.mn)) || !close(p[3], Number(r.mx))) mismatches++;
 }
 
+step('queries done; collecting');
 // ---- collection rounds over 200 server rows on one loopback sshd
 const c1 = Date.now();
 const r1 = await collector.run();
