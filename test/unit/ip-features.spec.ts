@@ -1,12 +1,18 @@
 /**
- * Features of an address (src/modules/firewall/ip-features.ts): each feature on hand-made rows, every
- * value in 0..1, the window, the order of toInput / fromInput, the LIKE prefilter of the book pattern,
- * and the SQL path (loadFeatures on an in-memory SQLite database with the fw_access_log columns) equal
- * to the in-memory path (featuresOf) on generated traffic parsed by the real parser.
+ * Features of an address (src/modules/firewall/ip-features.ts): each feature on hand-made rows (the
+ * per-minute definitions), every value in 0..1, the window of whole minutes, the order of toInput /
+ * fromInput, the LIKE prefilter of the book pattern, and the SQL path (loadFeatures: rolled-up per-minute
+ * counters of fw_ip_feature_minutes + the raw tail) equal to the in-memory path (featuresOf) on generated
+ * traffic parsed by the real parser: before any rollup, after one, half rolled at a minute's edge, and
+ * (distinct columns overcounted, the rest exact) with minutes split over chunks. On an in-memory SQLite
+ * database, and on MariaDB when TEST_DATABASE_URL names one.
  */
 import Database from 'better-sqlite3';
 import { FEATURE_NAMES, type FeatureVector } from '../../src/contracts/firewall-train.js';
-import { featuresOf, fromInput, loadFeatures, requiredLiteral, toInput, type FeatureOptions, type FeatureRow, type Query } from '../../src/modules/firewall/ip-features.js';
+import {
+  ensureSettingSteps, FEATURE_ROLLUP_SETTING, featuresOf, fromInput, loadFeatures, requiredLiteral, resetOnPatternSteps, rollupChunkSteps, runAsync, toInput,
+  type FeatureOptions, type FeatureRow, type Query, type Step,
+} from '../../src/modules/firewall/ip-features.js';
 import { finishChunk, parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { generateTraffic, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
 
@@ -25,7 +31,7 @@ const inRange = (v: FeatureVector) => FEATURE_NAMES.every((k) => Number.isFinite
 describe('featuresOf: each feature', () => {
   it('no rows (or none in the window): every feature 0', () => {
     expect(toInput(f([]))).toEqual(FEATURE_NAMES.map(() => 0));
-    expect(toInput(f([row(4000), row(-10)]))).toEqual(FEATURE_NAMES.map(() => 0));
+    expect(toInput(f([row(3661), row(-60)]))).toEqual(FEATURE_NAMES.map(() => 0));
   });
 
   it('rate: log scale of requests per minute over the active span, capped at 1', () => {
@@ -45,8 +51,10 @@ describe('featuresOf: each feature', () => {
     expect(f([row(0), row(0, { tag: 'static', url: '/s.css' }), row(0, { tag: 'static', url: '/s.js' }), row(0, { tag: 'static', url: '/i.png' })]).burst).toBe(0);
   });
 
-  it('distinct_urls: distinct URLs / requests', () => {
-    expect(f([row(3, { url: '/a' }), row(2, { url: '/a' }), row(1, { url: '/b' }), row(0, { url: '/a' })]).distinct_urls).toBe(0.5);
+  it('distinct_urls: distinct URLs within each minute, summed, / requests', () => {
+    // NOW is a minute's start: row(0) is in the current minute, row(1)..row(60) in the one before
+    expect(f([row(3, { url: '/a' }), row(2, { url: '/a' }), row(1, { url: '/b' }), row(0, { url: '/a' })]).distinct_urls).toBe(0.75);
+    expect(f([row(4, { url: '/a' }), row(3, { url: '/a' }), row(2, { url: '/b' }), row(1, { url: '/a' })]).distinct_urls).toBe(0.5);
     expect(f([row(1, { url: '/a' }), row(0, { url: '/b' })]).distinct_urls).toBe(1);
   });
 
@@ -83,9 +91,13 @@ describe('featuresOf: each feature', () => {
     expect(f([row(0, { agent: 'Mozilla/5.0 (compatible; SomeCrawler/1.0)' }), row(0, { agent: 'DataSpider/3.0' })]).ua_bot).toBe(1);
   });
 
-  it('agents_per_ip: (distinct agents - 1) / 9, capped', () => {
+  it('agents_per_ip: (the most distinct agents of one minute - 1) / 9, capped', () => {
     expect(f([row(1), row(0)]).agents_per_ip).toBe(0);
-    expect(f([row(2, { agent: 'A' }), row(1, { agent: 'B' }), row(0, { agent: 'C' })]).agents_per_ip).toBeCloseTo(2 / 9, 12);
+    expect(f([row(3, { agent: 'A' }), row(2, { agent: 'B' }), row(1, { agent: 'C' })]).agents_per_ip).toBeCloseTo(2 / 9, 12);
+    // A and B in one minute, C in the next: 2 at most
+    expect(f([row(2, { agent: 'A' }), row(1, { agent: 'B' }), row(0, { agent: 'C' })]).agents_per_ip).toBeCloseTo(1 / 9, 12);
+    // a missing agent is the agent '' (null and '' are one)
+    expect(f([row(2, { agent: null }), row(1, { agent: '' })]).agents_per_ip).toBe(0);
     expect(f(Array.from({ length: 30 }, (_, i) => row(i, { agent: `Agent ${i}` }))).agents_per_ip).toBe(1);
   });
 
@@ -110,18 +122,25 @@ describe('featuresOf: each feature', () => {
     expect(f([row(0, { url: '/a/b/c/d/e/f/g/h/i/j/k/l' })]).url_depth).toBe(1);
   });
 
-  it('books_per_min: log scale of distinct books (group 1 of bookPattern) per minute', () => {
+  it('books_per_min: log scale of distinct books (group 1 of bookPattern) within each minute, summed, per minute of the span', () => {
+    // book 1 in two minutes counts in each
     const v = f([row(600, { url: '/book/1/page/1' }), row(300, { url: '/book/1/page/2' }), row(200, { url: '/book/2' }), row(0, { url: '/author/1' })]);
-    expect(v.books_per_min).toBeCloseTo(Math.log1p(2 / 10) / Math.log1p(60), 12);
+    expect(v.books_per_min).toBeCloseTo(Math.log1p(3 / 10) / Math.log1p(60), 12);
+    const one = f([row(30, { url: '/book/1/page/1' }), row(20, { url: '/book/1/page/2' }), row(10, { url: '/book/2' })]);
+    expect(one.books_per_min).toBeCloseTo(Math.log1p(2) / Math.log1p(60), 12);
     const wide = f(Array.from({ length: 200 }, (_, i) => row(Math.floor(i / 4), { url: `/book/${i}/page/1` })));
     expect(wide.books_per_min).toBe(1);
     expect(f([row(0, { url: '/books/1' })]).books_per_min).toBe(0);
   });
 
-  it('the window: [now - windowS, now]', () => {
+  it('the window: whole minutes from the minute of now - windowS to the minute of now', () => {
     const rows = [row(100, { code: 404 }), row(10), row(0)];
     expect(f(rows, { ...OPTS, windowS: 50 }).share_4xx).toBe(0);
     expect(f(rows, { ...OPTS, windowS: 100 }).share_4xx).toBeCloseTo(1 / 3, 12);
+    // now - 61 s lies in the minute that starts 120 s before NOW: the row 100 s before counts
+    expect(f(rows, { ...OPTS, windowS: 61 }).share_4xx).toBeCloseTo(1 / 3, 12);
+    // the rest of the current minute counts, the next one does not
+    expect(f([row(-59, { code: 404 }), row(-60, { code: 404 }), row(0)]).share_4xx).toBe(0.5);
   });
 
   it('toInput follows FEATURE_NAMES; fromInput is its inverse', () => {
@@ -145,132 +164,232 @@ describe('requiredLiteral (the LIKE prefilter of the book pattern)', () => {
   });
 });
 
+
 // ---------------------------------------------------------------------------------------------
-// SQL path = in-memory path
+// SQL path (rolled-up counters + raw tail) = in-memory path, on SQLite and on MariaDB
 
 const COLUMNS = ['proxy_host', 'ip', 'stime', 'method', 'url', 'code', 'ref', 'agent', 'request_time', 'tag'] as const;
+type Entry = FeatureRow & { ip: string; proxy_host: string };
+const COUNTERS = ['n', 'nonstatic', 'busy_s', 'urls', 'c4xx', 'c5xx', 'static', 'empty_ref', 'ua_missing', 'ua_library', 'ua_bot', 'agents', 'head_post'];
+/** The migration's tables (1760000000000-firewall.ts, 1775000000000-firewall-features.ts) for a plain connection. */
+const counterTable = (sqlite: boolean) =>
+  'CREATE TABLE fw_ip_feature_minutes (proxy_host varchar(190) NOT NULL, minute integer NOT NULL, ip varchar(64) NOT NULL, ' +
+  COUNTERS.map((c) => `${c} integer NOT NULL DEFAULT 0, `).join('') +
+  'rt_sum double NOT NULL DEFAULT 0, rt_n integer NOT NULL DEFAULT 0, night integer NOT NULL DEFAULT 0, depth_sum integer NOT NULL DEFAULT 0, books integer NOT NULL DEFAULT 0, ' +
+  `first_stime integer NOT NULL, last_stime integer NOT NULL, PRIMARY KEY (proxy_host, minute, ip))${sqlite ? ' WITHOUT ROWID' : ''}`;
 
-function memoryDb() {
+interface TestDb {
+  dialect: 'sqlite' | 'mariadb';
+  q: Query;
+  exec: (s: Step) => Promise<unknown>;
+  add(rows: Entry[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function sqliteDb(): Promise<TestDb> {
   const db = new Database(':memory:');
   db.exec(
     'CREATE TABLE fw_access_log (Id INTEGER PRIMARY KEY, proxy_host varchar(190) NOT NULL, ip varchar(64) NOT NULL, stime integer NOT NULL, method varchar(16) NOT NULL DEFAULT \'\', ' +
       "url text NOT NULL, code integer NOT NULL, ref text, agent text, request_time float, tag varchar(16) NOT NULL DEFAULT '')",
   );
-  db.exec('CREATE INDEX i1 ON fw_access_log (proxy_host, stime); CREATE INDEX i2 ON fw_access_log (ip, stime)');
+  db.exec('CREATE INDEX i1 ON fw_access_log (proxy_host, stime); CREATE INDEX i2 ON fw_access_log (ip, stime); CREATE TABLE fw_settings (name varchar(64) PRIMARY KEY, value varchar(190) NOT NULL)');
+  db.exec(counterTable(true));
   const ins = db.prepare(`INSERT INTO fw_access_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
-  const add = db.transaction((rows: Array<FeatureRow & { ip: string; proxy_host: string }>) => {
+  const add = db.transaction((rows: Entry[]) => {
     for (const r of rows) ins.run(...COLUMNS.map((c) => r[c]));
   });
-  const q: Query = async <R,>(sql: string, params: unknown[] = []) => db.prepare(sql).all(...params) as R[];
-  return { db, add, q };
+  return {
+    dialect: 'sqlite',
+    q: async <R,>(sql: string, params: unknown[] = []) => {
+      const st = db.prepare(sql);
+      return (st.reader ? st.all(...params) : (st.run(...params), [])) as R[];
+    },
+    exec: async (s) => (s.write ? db.prepare(s.sql).run(...s.params).changes : db.prepare(s.sql).all(...s.params)),
+    add: async (rows) => add(rows),
+    close: async () => { db.close(); },
+  };
 }
 
-describe('loadFeatures (SQL on SQLite) equals featuresOf', () => {
-  const start = Date.UTC(2026, 4, 12, 4, 30, 0) / 1000; // crosses 06:00 UTC: night takes both values
-  const { lines, labels } = generateTraffic({ seed: 5, people: 80, bots: 50, host: 'books.test', start, minutes: 120 });
-  const data = Buffer.from(lines.join('\n') + '\n', 'latin1');
-  const first = parseChunk(data);
-  const entries = [...first.batch.toEntries({ proxy_addr: '10.0.0.1' }), ...finishChunk(first.state).batch.toEntries({ proxy_addr: '10.0.0.1' })];
-  const now = start + 120 * 60;
-  const opts = { bookPattern: TRAFFIC_BOOK_PATTERN, now, windowS: 3600 };
-  const { db, add, q } = memoryDb();
-  add(entries.map((e) => ({ ...e, proxy_host: e.proxy_host.toLowerCase() })));
-  // another host's rows with the same addresses must not count
-  add(entries.slice(0, 500).map((e) => ({ ...e, proxy_host: 'other.test', code: 500 })));
-  afterAll(() => db.close());
-
-  const byIp = new Map<string, FeatureRow[]>();
-  for (const e of entries) {
-    let l = byIp.get(e.ip);
-    if (!l) byIp.set(e.ip, (l = []));
-    l.push(e);
-  }
-  const expectSame = (a: FeatureVector, b: FeatureVector) => FEATURE_NAMES.forEach((k) => expect([k, a[k]]).toEqual([k, expect.closeTo(b[k], 9)]));
-
-  it('every address with rows in the window, each feature equal (to 1e-9) and in 0..1', async () => {
-    const got = await loadFeatures(q, 'sqlite', 'Books.Test', opts);
-    const expected = [...byIp].filter(([, rows]) => rows.some((r) => r.stime >= now - 3600 && r.stime <= now));
-    expect(got.size).toBe(expected.length);
-    expect(got.size).toBeGreaterThan(50);
-    expect(got.size).toBeLessThan(labels.size); // some visited only in the first hour
-    for (const [ip, rows] of expected) {
-      const v = got.get(ip)!;
-      expect(v).toBeDefined();
-      expect(inRange(v)).toBe(true);
-      expectSame(v, featuresOf(rows, opts));
-    }
-    // the features vary: none is constant over the addresses (night: start crosses 06:00)
-    const all = [...got.values()];
-    for (const k of FEATURE_NAMES) if (k !== 'share_5xx') expect([k, new Set(all.map((v) => v[k])).size > 1]).toEqual([k, true]);
-  });
-
-  it('only `ips` (IN lists of 500; unknown addresses left out), and a pattern without a literal', async () => {
-    const ips = [...byIp.keys()];
-    const many = [...ips, ...Array.from({ length: 1200 }, (_, i) => `192.0.2.${i % 250}-${i}`)];
-    const got = await loadFeatures(q, 'sqlite', 'books.test', { ...opts, windowS: 7200, ips: many });
-    expect(got.size).toBe(ips.length);
-    for (const ip of ips.slice(0, 40)) expectSame(got.get(ip)!, featuresOf(byIp.get(ip)!, { ...opts, windowS: 7200 }));
-    const alt = { ...opts, bookPattern: /^\/(?:book|novel)\/(\d+)/ };
-    const some = ips.slice(0, 30);
-    const got2 = await loadFeatures(q, 'sqlite', 'books.test', { ...alt, ips: some });
-    for (const ip of some) if (got2.has(ip)) expectSame(got2.get(ip)!, featuresOf(byIp.get(ip)!, alt));
-    expect((await loadFeatures(q, 'sqlite', 'books.test', { ...opts, ips: [] })).size).toBe(0);
-  });
-});
-
-// ---------------------------------------------------------------------------------------------
-// The same on MariaDB, when TEST_DATABASE_URL names one (mysql://root@127.0.0.1:3306/test)
-
 const MARIA = process.env.TEST_DATABASE_URL?.startsWith('mysql') ? process.env.TEST_DATABASE_URL : '';
-(MARIA ? describe : describe.skip)('loadFeatures (SQL on MariaDB) equals featuresOf', () => {
-  const start = Date.UTC(2026, 4, 12, 4, 30, 0) / 1000;
-  const { lines } = generateTraffic({ seed: 6, people: 40, bots: 30, host: 'books.test', start, minutes: 90 });
-  const data = Buffer.from(lines.join('\n') + '\n', 'latin1');
-  const first = parseChunk(data);
-  const entries = [...first.batch.toEntries({ proxy_addr: '10.0.0.1' }), ...finishChunk(first.state).batch.toEntries({ proxy_addr: '10.0.0.1' })];
-  const now = start + 90 * 60;
-  const opts = { bookPattern: TRAFFIC_BOOK_PATTERN, now, windowS: 3600 };
+
+async function mariaDb(): Promise<TestDb> {
+  const { createConnection } = await import('mysql2/promise');
+  const u = new URL(MARIA);
   const name = `unit_feat_${process.pid}`;
-  let conn: import('mysql2/promise').Connection;
+  const conn = await createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) || 'root', password: decodeURIComponent(u.password), timezone: 'Z' });
+  await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+  await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await conn.query(`USE \`${name}\``);
+  await conn.query(
+    'CREATE TABLE fw_access_log (Id int AUTO_INCREMENT PRIMARY KEY, proxy_host varchar(190) NOT NULL, ip varchar(64) NOT NULL, stime int NOT NULL, method varchar(16) NOT NULL DEFAULT \'\', ' +
+      "url text NOT NULL, code int NOT NULL, ref text NULL, agent text NULL, request_time float NULL, tag varchar(16) NOT NULL DEFAULT '', KEY i1 (proxy_host, stime), KEY i2 (ip, stime))",
+  );
+  await conn.query('CREATE TABLE fw_settings (name varchar(64) PRIMARY KEY, value varchar(190) NOT NULL)');
+  await conn.query(counterTable(false));
+  return {
+    dialect: 'mariadb',
+    q: async <R,>(sql: string, params: unknown[] = []) => (await conn.query(sql, params))[0] as R[],
+    exec: async (s) => {
+      const [r] = await conn.query(s.sql, s.params);
+      return s.write ? (r as { affectedRows: number }).affectedRows : r;
+    },
+    add: async (rows) => {
+      for (let i = 0; i < rows.length; i += 500) await conn.query(`INSERT INTO fw_access_log (${COLUMNS.join(', ')}) VALUES ?`, [rows.slice(i, i + 500).map((e) => COLUMNS.map((c) => e[c]))]);
+    },
+    close: async () => {
+      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await conn.end();
+    },
+  };
+}
 
-  beforeAll(async () => {
-    const { createConnection } = await import('mysql2/promise');
-    const u = new URL(MARIA);
-    conn = await createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) || 'root', password: decodeURIComponent(u.password), timezone: 'Z' });
-    await conn.query(`CREATE DATABASE IF NOT EXISTS \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    await conn.query(`USE \`${name}\``);
-    await conn.query(
-      'CREATE TABLE fw_access_log (Id int AUTO_INCREMENT PRIMARY KEY, proxy_host varchar(190) NOT NULL, ip varchar(64) NOT NULL, stime int NOT NULL, method varchar(16) NOT NULL DEFAULT \'\', ' +
-        "url text NOT NULL, code int NOT NULL, ref text NULL, agent text NULL, request_time float NULL, tag varchar(16) NOT NULL DEFAULT '', KEY i1 (proxy_host, stime), KEY i2 (ip, stime))",
-    );
-    for (let i = 0; i < entries.length; i += 500) {
-      const part = entries.slice(i, i + 500);
-      await conn.query(`INSERT INTO fw_access_log (${COLUMNS.join(', ')}) VALUES ?`, [part.map((e) => COLUMNS.map((c) => (c === 'proxy_host' ? e.proxy_host.toLowerCase() : e[c])))]);
-    }
-  });
-  afterAll(async () => {
-    await conn?.query(`DROP DATABASE IF EXISTS \`${name}\``);
-    await conn?.end();
-  });
+/** The rollup's steps (as feature-rollup.service.ts runs them) up to Id `upTo`, `chunk` Ids at a time. */
+async function rollTo(db: TestDb, pattern: RegExp, upTo: number, chunk = Infinity) {
+  await runAsync(ensureSettingSteps(db.dialect), db.exec);
+  await runAsync(resetOnPatternSteps(pattern), db.exec);
+  const [w] = await db.q<{ value: string }>('SELECT value FROM fw_settings WHERE name = ?', [FEATURE_ROLLUP_SETTING]);
+  for (let from = Number(w.value); from < upTo; ) {
+    const to = Math.min(upTo, from + chunk);
+    expect(await runAsync(rollupChunkSteps(db.dialect, from, to, pattern), db.exec)).toBe(true);
+    from = to;
+  }
+}
+async function unroll(db: TestDb) {
+  await db.q('DELETE FROM fw_ip_feature_minutes');
+  await db.q("UPDATE fw_settings SET value = '0' WHERE name = ?", [FEATURE_ROLLUP_SETTING]);
+}
 
-  it('every address with rows in the window, each feature equal (to 1e-6: request_time is a 4-byte float there)', async () => {
-    const q: Query = async <R,>(sql: string, params: unknown[] = []) => (await conn.query(sql, params))[0] as R[];
-    const got = await loadFeatures(q, 'mariadb', 'books.test', opts);
+function sqlSuite(label: string, open: () => Promise<TestDb>, digits: number) {
+  describe(`loadFeatures (${label}) equals featuresOf`, () => {
+    const start = Date.UTC(2026, 4, 12, 4, 30, 0) / 1000; // crosses 06:00 UTC: night takes both values
+    const { lines, labels } = generateTraffic({ seed: 5, people: 80, bots: 50, host: 'books.test', start, minutes: 120 });
+    const data = Buffer.from(lines.join('\n') + '\n', 'latin1');
+    const first = parseChunk(data);
+    const entries: Entry[] = [...first.batch.toEntries({ proxy_addr: '10.0.0.1' }), ...finishChunk(first.state).batch.toEntries({ proxy_addr: '10.0.0.1' })].map((e) => ({
+      ...e, proxy_host: e.proxy_host.toLowerCase(),
+    }));
+    const now = start + 120 * 60 + 17; // mid-minute: the current minute's rest and the first minute's start count
+    const opts = { bookPattern: TRAFFIC_BOOK_PATTERN, now, windowS: 3600 };
+    const firstMinute = Math.floor((now - 3600) / 60);
+    const inWindow = (r: FeatureRow) => Math.floor(r.stime / 60) >= firstMinute && Math.floor(r.stime / 60) <= Math.floor(now / 60);
+    let db: TestDb;
+    beforeAll(async () => {
+      db = await open();
+      await db.add(entries); // Ids 1..entries.length, in time order
+      // another host's rows with the same addresses must not count
+      await db.add(entries.slice(0, 500).map((e) => ({ ...e, proxy_host: 'other.test', code: 500 })));
+    });
+    afterAll(async () => { await db?.close(); });
+
     const byIp = new Map<string, FeatureRow[]>();
     for (const e of entries) {
       let l = byIp.get(e.ip);
       if (!l) byIp.set(e.ip, (l = []));
       l.push(e);
     }
-    const expected = [...byIp].filter(([, rows]) => rows.some((r) => r.stime >= now - 3600 && r.stime <= now));
-    expect(got.size).toBe(expected.length);
-    expect(got.size).toBeGreaterThan(20);
-    for (const [ip, rows] of expected) {
-      const a = got.get(ip)!;
-      const b = featuresOf(rows, opts);
-      FEATURE_NAMES.forEach((k) => expect([k, a[k]]).toEqual([k, expect.closeTo(b[k], 6)]));
-    }
-    const some = expected.slice(0, 10).map(([ip]) => ip);
-    expect([...(await loadFeatures(q, 'mariadb', 'books.test', { ...opts, ips: some })).keys()].sort()).toEqual([...some].sort());
+    const expected = [...byIp].filter(([, rows]) => rows.some(inWindow));
+    const expectSame = (a: FeatureVector, b: FeatureVector) => FEATURE_NAMES.forEach((k) => expect([k, a[k]]).toEqual([k, expect.closeTo(b[k], digits)]));
+    const expectAll = async () => {
+      const got = await loadFeatures(db.q, db.dialect, 'Books.Test', opts);
+      expect(got.size).toBe(expected.length);
+      for (const [ip, rows] of expected) {
+        const v = got.get(ip)!;
+        expect(v).toBeDefined();
+        expect(inRange(v)).toBe(true);
+        expectSame(v, featuresOf(rows, opts));
+      }
+      return got;
+    };
+    /** Rolls up to the Id of `entries[i]`. */
+    const idOf = (i: number) => i + 1;
+
+    it('before any rollup (everything is the raw tail): every address, each feature equal', async () => {
+      await unroll(db);
+      const got = await expectAll();
+      expect(got.size).toBeGreaterThan(50);
+      expect(got.size).toBeLessThan(labels.size); // some visited only in the first hour
+      // the features vary: none is constant over the addresses (night: start crosses 06:00)
+      const all = [...got.values()];
+      for (const k of FEATURE_NAMES) if (k !== 'share_5xx') expect([k, new Set(all.map((v) => v[k])).size > 1]).toEqual([k, true]);
+    });
+
+    it('after a rollup of every row (in one chunk): the counters alone, each feature equal', async () => {
+      await unroll(db);
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, entries.length + 500);
+      const [{ c }] = await db.q<{ c: unknown }>('SELECT COUNT(*) AS c FROM fw_ip_feature_minutes');
+      expect(Number(c)).toBeGreaterThan(100);
+      await expectAll();
+    });
+
+    it('half rolled up, at the edge of a minute: counters + raw tail, each feature equal', async () => {
+      await unroll(db);
+      let i = Math.floor(entries.length * 0.6);
+      while (Math.floor(entries[i].stime / 60) === Math.floor(entries[i - 1].stime / 60)) i++;
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, idOf(i - 1));
+      await expectAll();
+    });
+
+    it('rolled up in small chunks, and half rolled inside minutes: counts exact, distinct columns overcount only (documented)', async () => {
+      await unroll(db);
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, idOf(Math.floor(entries.length * 0.7)), 997);
+      const got = await loadFeatures(db.q, db.dialect, 'books.test', opts);
+      expect(got.size).toBe(expected.length);
+      let differ = 0;
+      for (const [ip, rows] of expected) {
+        const a = got.get(ip)!;
+        const b = featuresOf(rows, opts);
+        for (const k of FEATURE_NAMES) {
+          if (k === 'distinct_urls' || k === 'agents_per_ip' || k === 'books_per_min') expect([k, a[k] >= b[k] - 1e-6]).toEqual([k, true]);
+          else if (k === 'burst') expect([k, a[k] <= b[k] + 1e-6]).toEqual([k, true]);
+          else expect([k, a[k]]).toEqual([k, expect.closeTo(b[k], digits)]);
+        }
+        if (FEATURE_NAMES.some((k) => Math.abs(a[k] - b[k]) > 1e-6)) differ++;
+      }
+      expect(differ).toBeLessThan(expected.length / 2);
+      // the rest rolled up: still the same bounds (the split minutes stay split)
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, entries.length + 500, 997);
+      const all = await loadFeatures(db.q, db.dialect, 'books.test', opts);
+      for (const [ip, rows] of expected) expect(all.get(ip)!.share_4xx).toBeCloseTo(featuresOf(rows, opts).share_4xx, digits);
+    });
+
+    it('only `ips` (IN lists of 500; unknown addresses left out), a wider window, and another book pattern than the counters were made with', async () => {
+      await unroll(db);
+      let i = Math.floor(entries.length * 0.5);
+      while (Math.floor(entries[i].stime / 60) === Math.floor(entries[i - 1].stime / 60)) i++;
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, idOf(i - 1));
+      const ips = [...byIp.keys()];
+      const many = [...ips, ...Array.from({ length: 1200 }, (_, k) => `192.0.2.${k % 250}-${k}`)];
+      const wide = { ...opts, windowS: 7200 };
+      const got = await loadFeatures(db.q, db.dialect, 'books.test', { ...wide, ips: many });
+      expect(got.size).toBe(ips.length);
+      for (const ip of ips) expectSame(got.get(ip)!, featuresOf(byIp.get(ip)!, wide));
+      // the counters' books were counted with TRAFFIC_BOOK_PATTERN: another pattern's books come from the raw rows
+      const alt = { ...opts, bookPattern: /^\/(?:book|novel)\/(\d+)/ };
+      const some = ips.slice(0, 30);
+      const got2 = await loadFeatures(db.q, db.dialect, 'books.test', { ...alt, ips: some });
+      for (const ip of some) if (got2.has(ip)) expectSame(got2.get(ip)!, featuresOf(byIp.get(ip)!, alt));
+      const odd = { ...opts, bookPattern: /^\/(b)ook\// }; // every book is 'b': at most 1 a minute
+      const got3 = await loadFeatures(db.q, db.dialect, 'books.test', { ...odd, ips });
+      const got4 = await loadFeatures(db.q, db.dialect, 'books.test', { ...opts, ips });
+      expect(ips.some((ip) => got3.has(ip) && got3.get(ip)!.books_per_min < got4.get(ip)!.books_per_min - 0.01)).toBe(true);
+      for (const ip of ips) if (got3.has(ip)) expectSame(got3.get(ip)!, featuresOf(byIp.get(ip)!, odd));
+      expect((await loadFeatures(db.q, db.dialect, 'books.test', { ...opts, ips: [] })).size).toBe(0);
+    });
+
+    it('a rollup with another book pattern counts everything again (the watermark back to 0)', async () => {
+      const odd = /^\/(b)ook\//;
+      await rollTo(db, odd, entries.length + 500);
+      const ips = [...byIp.keys()].slice(0, 40);
+      const got = await loadFeatures(db.q, db.dialect, 'books.test', { ...opts, bookPattern: odd, ips });
+      for (const ip of ips) if (got.has(ip)) expectSame(got.get(ip)!, featuresOf(byIp.get(ip)!, { ...opts, bookPattern: odd }));
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, idOf(100));
+      const [w] = await db.q<{ value: string }>('SELECT value FROM fw_settings WHERE name = ?', [FEATURE_ROLLUP_SETTING]);
+      expect(Number(w.value)).toBe(idOf(100));
+      await expectAll();
+    });
   });
-});
+}
+
+sqlSuite('SQLite', sqliteDb, 9);
+// request_time is a 4-byte float on MariaDB: 1e-6
+(MARIA ? sqlSuite : () => describe.skip('loadFeatures (MariaDB): TEST_DATABASE_URL not set', () => it('skipped', () => undefined)))('MariaDB', mariaDb, 6);

@@ -29,6 +29,7 @@ import { Role } from '../../contracts/roles.js';
 import { AppError } from '../../core/errors.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
+import { FeatureRollupService } from './feature-rollup.service.js';
 
 const HOUR = 3600;
 /** fw_settings row holding the highest fw_access_log Id rolled up into fw_traffic_hours. */
@@ -232,6 +233,7 @@ export class FirewallTrafficService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly configs: CfgConfigsService,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
+    private readonly features: FeatureRollupService,
   ) {
     this.dialect = db.options.type === 'better-sqlite3' ? 'sqlite' : 'mariadb';
   }
@@ -784,6 +786,7 @@ export class FirewallTrafficService {
       } catch (e) {
         this.log.warn(`traffic rollup failed: ${(e as Error).message}`);
       }
+      await this.features.scheduledRollup(); // the score's feature counters (feature-rollup.service.ts; logs its own failures)
     }
     await this.refreshKept();
   }

@@ -14,11 +14,13 @@ import { FirewallTrainService } from './firewall-train.service.js';
 import { FirewallScoreService } from './firewall-score.service.js';
 import { LogParsePool } from './log-parse.pool.js';
 import { WhoisService } from './whois.service.js';
+import { IpFeatureMinuteEntity } from './feature-minutes.entity.js';
+import { FeatureRollupService } from './feature-rollup.service.js';
 
 /** Firewall and traffic (000 §2 "Firewall and traffic"): IP rules, block lists, the allowlist. Admin only. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AccessLogEntity, IpMinuteEntity, IpRuleEntity, BlockRuleEntity, LogCursorEntity, FirewallSettingEntity, TrafficHourEntity, TrainDataEntity, NnModelEntity, NnAutoBanEntity]),
+    TypeOrmModule.forFeature([AccessLogEntity, IpMinuteEntity, IpRuleEntity, BlockRuleEntity, LogCursorEntity, FirewallSettingEntity, TrafficHourEntity, TrainDataEntity, NnModelEntity, NnAutoBanEntity, IpFeatureMinuteEntity]),
     SrvModule,
     CfgConfigsModule,
   ],
@@ -30,8 +32,10 @@ import { WhoisService } from './whois.service.js';
     WhoisService,
     // the neural score (Firewall II): marks and training, scores, auto-bans and the AI report
     FirewallTrainService, FirewallScoreService,
+    // per-minute feature counters of the score, rolled up by the traffic job (feature-rollup.service.ts)
+    FeatureRollupService,
   ],
   controllers: [FirewallController],
-  exports: [FirewallRulesService, FirewallSyncService, FirewallTrafficService, FirewallWorkerService, AccessLogStore],
+  exports: [FirewallRulesService, FirewallSyncService, FirewallTrafficService, FirewallWorkerService, AccessLogStore, FeatureRollupService],
 })
 export class FirewallModule {}

@@ -1,35 +1,49 @@
 /**
  * Features of a visitor address for the neural score (issue 9 "Features", 000 §9): one fixed vector per
- * address and host, computed from the address's stored rows of `fw_access_log` in the window
- * [now - window, now] (default FEATURE_WINDOW_S), every value normalised to 0..1 by the fixed transform
- * below. Pure library: no Nest. Two ways to the same numbers:
- *   - loadFeatures: SQL aggregation in the database (SQLite or MariaDB), three GROUP BY queries per host
- *     (per address; per address and agent; per address and book page), then the same JS arithmetic;
- *   - featuresOf: the same from rows in memory (tests, and whatever already holds the rows).
- * Both fill an `Agg` (counts) and turn it into the vector with `vectorOf`, so they cannot drift apart.
+ * address and host, computed from the address's stored rows of `fw_access_log` in the window, every value
+ * normalised to 0..1 by the fixed transform below. Pure library: no Nest.
  *
- * n = the address's rows in the window; minutes = max(1, (newest stime - oldest stime) / 60);
- * "share" = rows with the property / n. Log scales are log(1 + x) / log(1 + cap), capped at 1.
+ * Per-minute counters. Every feature is a function of counters per (host, minute, address) that add up
+ * over minutes (`MinuteCounters`; a "distinct" column counts distinct values within its minute), so the
+ * database keeps them (`fw_ip_feature_minutes`, rolled up from fw_access_log by feature-rollup.service.ts)
+ * and scoring reads a few small rows per address instead of every raw row. Two ways to the same numbers:
+ *   - loadFeatures: the rolled-up minutes (rows with Id <= the rollup's watermark) + the raw tail (Id >
+ *     watermark) grouped per minute in SQL the same way as the rollup (`minuteGroupSteps`), merged in JS;
+ *   - featuresOf: the same per-minute counters built in memory from rows (tests, and whatever already
+ *     holds the rows).
+ * Both sum minutes into an `Agg` (`addMinute`) and turn it into the vector with `vectorOf`.
  *
- * | feature        | transform                                                        | why it tells people from bots |
- * |----------------|------------------------------------------------------------------|-------------------------------|
- * | rate           | log scale of requests per minute, cap 600/min                    | people read; scripts fetch as fast as the site answers (log: rates span 0.1 to 1000/min) |
- * | burst          | share of non-static requests in a second that already had one    | a person opens one document at a time (its assets aside); a crawler fires several per second |
- * | distinct_urls  | distinct URLs / n                                                | people revisit and reload shared assets; crawlers fetch every URL once |
- * | share_4xx      | share of codes 400-499                                           | scanners and crawlers probe paths that do not exist or are forbidden |
- * | share_5xx      | share of codes 500-599                                           | floods and expensive probes make the server fail |
- * | share_static   | share of tag 'static' (log-parser rules, ACCESS_LOG_TAG_RULES)  | browsers fetch CSS, scripts and images with each page; scripts skip them |
- * | empty_ref      | share of empty (or '-') referrers                                | browsers send the page a link was on; scripts send none |
- * | ua_missing     | share of empty (or '-') user agents                              | every browser sends one |
- * | ua_library     | share of HTTP-library / automation agents (LIBRARY_AGENT_TOKENS) | curl, python-requests, Go-http-client... are scripts, not readers |
- * | ua_bot         | share of declared crawler agents (DECLARED_BOT_TOKENS)           | bot, crawl, spider... say it themselves |
- * | agents_per_ip  | (distinct agents - 1) / 9, cap 1                                 | one person is one browser; rotating agents are a scraper hiding (or a big NAT) |
- * | head_post      | share of HEAD or POST                                            | readers GET; HEAD probes and POST floods (logins, forms, xmlrpc) are scripted |
- * | request_time   | log scale of the mean request_time in ms, cap 10,000 ms (0: none)| scrapers hit uncached, expensive pages (search, archives, deep pages) |
- * | night          | share of requests 00:00-05:59 UTC                                | people of the site's audience sleep (UTC is the stored time; a fixed, documented approximation) |
- * | url_depth      | mean count of '/' in the path (before '?') / 10, cap 1           | crawlers walk deep paths and generated links; readers stay on shallow pages |
- * | books_per_min  | log scale of distinct books per minute, cap 60/min               | a reader stays on one book for minutes; a scraper takes many books a minute (book = group 1 of bookPattern) |
+ * The window: whole minutes. A row counts when its minute floor(stime / 60) lies in
+ * [floor((now - window) / 60), floor(now / 60)] (so up to 59 s more than `window` at the start, and the
+ * rest of the current minute). Sums are over those minutes: n = the address's rows; minutes = max(1,
+ * (newest stime - oldest stime) / 60); "share" = rows with the property / n. Log scales are
+ * log(1 + x) / log(1 + cap), capped at 1.
+ *
+ * | feature        | transform (from summed per-minute counters)                          | why it tells people from bots |
+ * |----------------|----------------------------------------------------------------------|-------------------------------|
+ * | rate           | log scale of n / minutes, cap 600/min                                | people read; scripts fetch as fast as the site answers (log: rates span 0.1 to 1000/min) |
+ * | burst          | (non-static − Σ busy seconds) / non-static (a second lies in one minute: exact) | a person opens one document at a time (its assets aside); a crawler fires several per second |
+ * | distinct_urls  | Σ distinct URLs per minute / n                                       | people reload and revisit shared assets within a minute; crawlers fetch every URL once |
+ * | share_4xx      | Σ codes 400-499 / n                                                  | scanners and crawlers probe paths that do not exist or are forbidden |
+ * | share_5xx      | Σ codes 500-599 / n                                                  | floods and expensive probes make the server fail |
+ * | share_static   | Σ tag 'static' / n (log-parser rules, ACCESS_LOG_TAG_RULES)          | browsers fetch CSS, scripts and images with each page; scripts skip them |
+ * | empty_ref      | Σ empty (or '-') referrers / n                                       | browsers send the page a link was on; scripts send none |
+ * | ua_missing     | Σ empty (or '-') user agents / n                                     | every browser sends one |
+ * | ua_library     | Σ HTTP-library / automation agents (LIBRARY_AGENT_TOKENS) / n        | curl, python-requests, Go-http-client... are scripts, not readers |
+ * | ua_bot         | Σ declared crawler agents (DECLARED_BOT_TOKENS) / n                  | bot, crawl, spider... say it themselves |
+ * | agents_per_ip  | (max over minutes of distinct agents − 1) / 9, cap 1                 | one person is one browser at a time; several agents in the same minute are a scraper rotating them (or a big NAT) |
+ * | head_post      | Σ HEAD or POST / n                                                   | readers GET; HEAD probes and POST floods (logins, forms, xmlrpc) are scripted |
+ * | request_time   | log scale of Σ request_time / Σ rows with one, in ms, cap 10,000 ms (0: none) | scrapers hit uncached, expensive pages (search, archives, deep pages) |
+ * | night          | Σ requests 00:00-05:59 UTC / n                                       | people of the site's audience sleep (UTC is the stored time; a fixed, documented approximation) |
+ * | url_depth      | Σ '/' in the path (before '?') / n / 10, cap 1                       | crawlers walk deep paths and generated links; readers stay on shallow pages |
+ * | books_per_min  | log scale of Σ distinct books per minute / minutes, cap 60/min       | a reader stays on one book for minutes; a scraper takes many books a minute (book = group 1 of bookPattern) |
+ *
+ * Stored counters are exact but for one approximation: a minute whose rows were rolled up in two steps
+ * (two chunks, or a rollup that ran during the minute, or a row that arrived late) has its distinct
+ * columns (busy_s, urls, agents, books) added, so a value seen in both parts counts twice (docs/firewall.md
+ * "Feature counters"); the same holds for a minute split between the stored part and the raw tail.
  */
+import { createHash } from 'node:crypto';
 import { FEATURE_NAMES, FEATURE_WINDOW_S, type FeatureName, type FeatureVector } from '../../contracts/firewall-train.js';
 
 /** A query on the app's database: `?` placeholders, answers the rows (TypeORM `DataSource.query` fits). */
@@ -97,56 +111,82 @@ function agentClass(agent: string | null): number {
   return c;
 }
 
-/** The counts behind one address's vector. */
-interface Agg {
+/** The summable counters of one address in one minute (the columns of fw_ip_feature_minutes). */
+export interface MinuteCounters {
   n: number;
-  minT: number;
-  maxT: number;
-  nonStatic: number;
-  nonStaticSeconds: number;
-  distinctUrls: number;
-  c4: number;
-  c5: number;
-  statics: number;
-  emptyRef: number;
-  headPost: number;
-  rtSum: number;
-  rtN: number;
-  night: number;
-  depthSum: number;
-  uaMissing: number;
-  uaLibrary: number;
-  uaBot: number;
+  nonstatic: number;
+  /** Distinct seconds with a non-static request. */
+  busy_s: number;
+  /** Distinct URLs. */
+  urls: number;
+  c4xx: number;
+  c5xx: number;
+  static: number;
+  empty_ref: number;
+  ua_missing: number;
+  ua_library: number;
+  ua_bot: number;
+  /** Distinct agents (a missing agent is the agent ''). */
   agents: number;
+  head_post: number;
+  rt_sum: number;
+  rt_n: number;
+  night: number;
+  depth_sum: number;
+  /** Distinct books (group 1 of the book pattern). */
   books: number;
+  first_stime: number;
+  last_stime: number;
 }
 
-const emptyAgg = (): Agg => ({
-  n: 0, minT: 0, maxT: 0, nonStatic: 0, nonStaticSeconds: 0, distinctUrls: 0, c4: 0, c5: 0, statics: 0, emptyRef: 0, headPost: 0,
-  rtSum: 0, rtN: 0, night: 0, depthSum: 0, uaMissing: 0, uaLibrary: 0, uaBot: 0, agents: 0, books: 0,
+/** The counter columns, in table order. */
+export const COUNTER_COLUMNS = [
+  'n', 'nonstatic', 'busy_s', 'urls', 'c4xx', 'c5xx', 'static', 'empty_ref', 'ua_missing', 'ua_library', 'ua_bot', 'agents', 'head_post',
+  'rt_sum', 'rt_n', 'night', 'depth_sum', 'books', 'first_stime', 'last_stime',
+] as const satisfies ReadonlyArray<keyof MinuteCounters>;
+
+const emptyCounters = (): MinuteCounters => ({
+  n: 0, nonstatic: 0, busy_s: 0, urls: 0, c4xx: 0, c5xx: 0, static: 0, empty_ref: 0, ua_missing: 0, ua_library: 0, ua_bot: 0, agents: 0,
+  head_post: 0, rt_sum: 0, rt_n: 0, night: 0, depth_sum: 0, books: 0, first_stime: Infinity, last_stime: -Infinity,
 });
 
+/**
+ * The counts behind one address's vector: the sums of its minutes' counters, except `agents` (the largest
+ * of one minute) and first/last (the oldest and newest second).
+ */
+type Agg = MinuteCounters;
+const SUMMED = COUNTER_COLUMNS.filter((c) => c !== 'agents' && c !== 'first_stime' && c !== 'last_stime');
+
+/** Adds one minute's counters to an address's sums. */
+function addMinute(a: Agg, c: MinuteCounters) {
+  for (const k of SUMMED) a[k] += c[k];
+  if (c.agents > a.agents) a.agents = c.agents;
+  if (c.first_stime < a.first_stime) a.first_stime = c.first_stime;
+  if (c.last_stime > a.last_stime) a.last_stime = c.last_stime;
+}
+
+/** The one place where counters become the vector (the table in the header). */
 function vectorOf(a: Agg): FeatureVector {
   const v = {} as FeatureVector;
   for (const name of FEATURE_NAMES) v[name] = 0;
   const n = a.n;
   if (!n) return v;
-  const minutes = Math.max(1, (a.maxT - a.minT) / 60);
+  const minutes = Math.max(1, (a.last_stime - a.first_stime) / 60);
   v.rate = logScale(n / minutes, RATE_CAP);
-  v.burst = a.nonStatic ? clamp01((a.nonStatic - a.nonStaticSeconds) / a.nonStatic) : 0;
-  v.distinct_urls = clamp01(a.distinctUrls / n);
-  v.share_4xx = clamp01(a.c4 / n);
-  v.share_5xx = clamp01(a.c5 / n);
-  v.share_static = clamp01(a.statics / n);
-  v.empty_ref = clamp01(a.emptyRef / n);
-  v.ua_missing = clamp01(a.uaMissing / n);
-  v.ua_library = clamp01(a.uaLibrary / n);
-  v.ua_bot = clamp01(a.uaBot / n);
+  v.burst = a.nonstatic ? clamp01((a.nonstatic - a.busy_s) / a.nonstatic) : 0;
+  v.distinct_urls = clamp01(a.urls / n);
+  v.share_4xx = clamp01(a.c4xx / n);
+  v.share_5xx = clamp01(a.c5xx / n);
+  v.share_static = clamp01(a.static / n);
+  v.empty_ref = clamp01(a.empty_ref / n);
+  v.ua_missing = clamp01(a.ua_missing / n);
+  v.ua_library = clamp01(a.ua_library / n);
+  v.ua_bot = clamp01(a.ua_bot / n);
   v.agents_per_ip = clamp01((a.agents - 1) / (AGENTS_CAP - 1));
-  v.head_post = clamp01(a.headPost / n);
-  v.request_time = a.rtN ? logScale((a.rtSum / a.rtN) * 1000, RT_CAP_MS) : 0;
+  v.head_post = clamp01(a.head_post / n);
+  v.request_time = a.rt_n ? logScale((a.rt_sum / a.rt_n) * 1000, RT_CAP_MS) : 0;
   v.night = clamp01(a.night / n);
-  v.url_depth = clamp01(a.depthSum / n / DEPTH_CAP);
+  v.url_depth = clamp01(a.depth_sum / n / DEPTH_CAP);
   v.books_per_min = logScale(a.books / minutes, BOOKS_CAP);
   return v;
 }
@@ -162,6 +202,12 @@ function depthOf(url: string): number {
 
 const nowS = () => Math.floor(Date.now() / 1000);
 
+/** The window's minutes (see the header): [first, last], both inclusive. */
+export function windowMinutes(opts: { windowS?: number; now?: number }): { first: number; last: number } {
+  const now = opts.now ?? nowS();
+  return { first: Math.floor((now - (opts.windowS ?? FEATURE_WINDOW_S)) / 60), last: Math.floor(now / 60) };
+}
+
 /** The book of a URL: group 1 of the pattern (null: not a book page). */
 function bookOf(re: RegExp, url: string): string | null {
   re.lastIndex = 0;
@@ -171,50 +217,51 @@ function bookOf(re: RegExp, url: string): string | null {
 
 /** Feature vector of one address from its rows in memory (any order); rows outside the window are ignored. */
 export function featuresOf(rows: FeatureRow[], opts: FeatureOptions): FeatureVector {
-  const now = opts.now ?? nowS();
-  const from = now - (opts.windowS ?? FEATURE_WINDOW_S);
-  const a = emptyAgg();
-  const urls = new Set<string>();
-  const seconds = new Set<number>();
-  const agents = new Set<string>();
-  const books = new Set<string>();
-  a.minT = Infinity;
-  a.maxT = -Infinity;
+  const { first, last } = windowMinutes(opts);
+  interface Minute { c: MinuteCounters; urls: Set<string>; seconds: Set<number>; agents: Set<string>; books: Set<string> }
+  const minutes = new Map<number, Minute>();
   for (const r of rows) {
-    if (r.stime < from || r.stime > now) continue;
-    a.n++;
-    if (r.stime < a.minT) a.minT = r.stime;
-    if (r.stime > a.maxT) a.maxT = r.stime;
-    if (r.tag === 'static') a.statics++;
+    const m = Math.floor(r.stime / 60);
+    if (m < first || m > last) continue;
+    let x = minutes.get(m);
+    if (!x) minutes.set(m, (x = { c: emptyCounters(), urls: new Set(), seconds: new Set(), agents: new Set(), books: new Set() }));
+    const c = x.c;
+    c.n++;
+    if (r.stime < c.first_stime) c.first_stime = r.stime;
+    if (r.stime > c.last_stime) c.last_stime = r.stime;
+    if (r.tag === 'static') c.static++;
     else {
-      a.nonStatic++;
-      seconds.add(r.stime);
+      c.nonstatic++;
+      x.seconds.add(r.stime);
     }
-    urls.add(r.url);
-    if (r.code >= 400 && r.code <= 499) a.c4++;
-    else if (r.code >= 500 && r.code <= 599) a.c5++;
-    if (!r.ref || r.ref === '-') a.emptyRef++;
-    if (r.method === 'HEAD' || r.method === 'POST') a.headPost++;
+    x.urls.add(r.url);
+    if (r.code >= 400 && r.code <= 499) c.c4xx++;
+    else if (r.code >= 500 && r.code <= 599) c.c5xx++;
+    if (!r.ref || r.ref === '-') c.empty_ref++;
+    if (r.method === 'HEAD' || r.method === 'POST') c.head_post++;
     if (r.request_time != null) {
-      a.rtSum += r.request_time;
-      a.rtN++;
+      c.rt_sum += r.request_time;
+      c.rt_n++;
     }
-    if (((r.stime % 86400) + 86400) % 86400 < NIGHT_END_S) a.night++;
-    a.depthSum += depthOf(r.url);
+    if (((r.stime % 86400) + 86400) % 86400 < NIGHT_END_S) c.night++;
+    c.depth_sum += depthOf(r.url);
     const agent = r.agent ?? '';
-    agents.add(agent);
-    const c = agentClass(agent);
-    if (c === 0) a.uaMissing++;
-    if (c & 1) a.uaLibrary++;
-    if (c & 2) a.uaBot++;
+    x.agents.add(agent);
+    const k = agentClass(agent);
+    if (k === 0) c.ua_missing++;
+    if (k & 1) c.ua_library++;
+    if (k & 2) c.ua_bot++;
     const b = bookOf(opts.bookPattern, r.url);
-    if (b !== null) books.add(b);
+    if (b !== null) x.books.add(b);
   }
-  if (!a.n) return vectorOf(emptyAgg());
-  a.nonStaticSeconds = seconds.size;
-  a.distinctUrls = urls.size;
-  a.agents = agents.size;
-  a.books = books.size;
+  const a = emptyCounters();
+  for (const x of minutes.values()) {
+    x.c.busy_s = x.seconds.size;
+    x.c.urls = x.urls.size;
+    x.c.agents = x.agents.size;
+    x.c.books = x.books.size;
+    addMinute(a, x.c);
+  }
   return vectorOf(a);
 }
 
@@ -282,87 +329,280 @@ export const IP_CHUNK = 500;
 
 const num = (v: unknown) => (v == null ? 0 : Number(v));
 
+// ---------------------------------------------------------------------------------------------
+// Per-minute counters in SQL: one code for the rollup (feature-rollup.service.ts) and the raw tail of
+// loadFeatures. Written as step functions (generators yielding statements) so that SQLite can run them
+// synchronously inside one transaction and MariaDB (or a plain query function) asynchronously.
+
+/** fw_settings row: the highest fw_access_log Id rolled up into fw_ip_feature_minutes. */
+export const FEATURE_ROLLUP_SETTING = 'feature_rollup_id';
+/** fw_settings row: the key (patternKey) of the book pattern the stored `books` were counted with. */
+export const FEATURE_BOOKS_SETTING = 'feature_rollup_books';
+/** Counter rows per INSERT statement of the rollup. */
+const UPSERT_ROWS = 500;
+/** loadFeatures reads the raw tail by Id range when it has at most this many Ids, else by (host, time). */
+const TAIL_BY_ID_MAX = 200_000;
+
+/** The identity of a book pattern (its source and flags), short enough for fw_settings. */
+export const patternKey = (re: RegExp) => createHash('sha1').update(`${re.source}\n${re.flags}`).digest('hex');
+
+/** One statement: a read answers its rows, a write (`write: true`) the number of rows it changed. */
+export interface Step {
+  sql: string;
+  params: unknown[];
+  write?: boolean;
+}
+export type Steps<T> = Generator<Step, T, unknown>;
+
+/** Runs step functions with a synchronous executor (better-sqlite3 inside `transaction()`). */
+export function runSync<T>(g: Steps<T>, exec: (s: Step) => unknown): T {
+  let r = g.next();
+  while (!r.done) r = g.next(exec(r.value));
+  return r.value;
+}
+
+/** Runs step functions with an asynchronous executor. */
+export async function runAsync<T>(g: Steps<T>, exec: (s: Step) => Promise<unknown>): Promise<T> {
+  let r = g.next();
+  while (!r.done) r = g.next(await exec(r.value));
+  return r.value;
+}
+
+/** One (host, minute, address) and its counters. */
+export interface MinuteGroup {
+  host: string;
+  minute: number;
+  ip: string;
+  c: MinuteCounters;
+}
+const groupKey = (host: string, minute: number, ip: string) => `${host}\n${minute}\n${ip}`;
+
+/** Distinct books per (host, minute, address) of the rows matching `where` (the LIKE prefilter in SQL, the pattern in JS). */
+export function* bookSteps(dialect: 'sqlite' | 'mariadb', table: string, where: string, params: unknown[], bookPattern: RegExp): Steps<Map<string, Set<string>>> {
+  const minute = dialect === 'sqlite' ? 'stime / 60' : 'stime DIV 60';
+  const lit = requiredLiteral(bookPattern);
+  const rows = (yield {
+    sql: `SELECT proxy_host AS h, ${minute} AS m, ip, url FROM ${table} WHERE ${where}${lit ? ` AND url LIKE ? ESCAPE '!'` : ''}`,
+    params: lit ? [...params, `%${likeEscape(lit)}%`] : params,
+  }) as Array<{ h: string; m: unknown; ip: string; url: string }>;
+  const books = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const b = bookOf(bookPattern, String(r.url));
+    if (b === null) continue;
+    const k = groupKey(String(r.h), num(r.m), String(r.ip));
+    let set = books.get(k);
+    if (!set) books.set(k, (set = new Set()));
+    set.add(b);
+  }
+  return books;
+}
+
 /**
- * Feature vectors of a host's addresses from stored rows of fw_access_log (columns: ip, stime, method,
- * url, code, ref, agent, request_time, tag, proxy_host): every address with rows in [now - window,
- * now], or only `ips` (addresses without rows are left out of the map).
+ * Raw rows of fw_access_log matching `where` as counters per (host, minute, address): one GROUP BY for
+ * the counts, one per agent (the agent classes are decided in JS, by the same agentClass as featuresOf),
+ * and the book rows (bookSteps). Comparisons of URLs and agents are binary on MariaDB (its collation
+ * would take '/A' and '/a' for one URL).
+ */
+export function* minuteGroupSteps(dialect: 'sqlite' | 'mariadb', table: string, where: string, params: unknown[], bookPattern: RegExp): Steps<Map<string, MinuteGroup>> {
+  const sqlite = dialect === 'sqlite';
+  const minute = sqlite ? 'stime / 60' : 'stime DIV 60';
+  const bin = (x: string) => (sqlite ? x : `CAST(${x} AS BINARY)`);
+  const path = sqlite ? "(CASE WHEN instr(url, '?') > 0 THEN substr(url, 1, instr(url, '?') - 1) ELSE url END)" : "SUBSTRING_INDEX(url, '?', 1)";
+  const len = sqlite ? 'length' : 'CHAR_LENGTH';
+  const one = (cond: string) => `SUM(CASE WHEN ${cond} THEN 1 ELSE 0 END)`;
+  const main = (yield {
+    sql:
+      `SELECT proxy_host AS h, ${minute} AS m, ip, COUNT(*) AS n, ${one("tag <> 'static'")} AS nonstatic, ` +
+      `COUNT(DISTINCT CASE WHEN tag <> 'static' THEN stime END) AS busy_s, COUNT(DISTINCT ${bin('url')}) AS urls, ` +
+      `${one('code >= 400 AND code <= 499')} AS c4xx, ${one('code >= 500 AND code <= 599')} AS c5xx, ${one("tag = 'static'")} AS static, ` +
+      `${one("ref IS NULL OR ref = '' OR ref = '-'")} AS empty_ref, ${one("method = 'HEAD' OR method = 'POST'")} AS head_post, ` +
+      `SUM(request_time) AS rt_sum, COUNT(request_time) AS rt_n, ${one(`stime % 86400 < ${NIGHT_END_S}`)} AS night, ` +
+      `SUM(${len}(${path}) - ${len}(REPLACE(${path}, '/', ''))) AS depth_sum, MIN(stime) AS first_stime, MAX(stime) AS last_stime ` +
+      `FROM ${table} WHERE ${where} GROUP BY proxy_host, ${minute}, ip`,
+    params,
+  }) as Array<Record<string, unknown>>;
+  const groups = new Map<string, MinuteGroup>();
+  for (const r of main) {
+    const c = emptyCounters();
+    for (const k of COUNTER_COLUMNS) c[k] = num(r[k]);
+    c.agents = 0;
+    c.ua_missing = c.ua_library = c.ua_bot = 0;
+    c.books = 0;
+    const g: MinuteGroup = { host: String(r.h), minute: num(r.m), ip: String(r.ip), c };
+    groups.set(groupKey(g.host, g.minute, g.ip), g);
+  }
+  // MIN(agent): one value of a binary group (a NULL and '' are one agent, '' in featuresOf: merged here)
+  const agents = (yield {
+    sql: `SELECT proxy_host AS h, ${minute} AS m, ip, MIN(agent) AS agent, COUNT(*) AS n FROM ${table} WHERE ${where} GROUP BY proxy_host, ${minute}, ip, ${bin('agent')}`,
+    params,
+  }) as Array<{ h: string; m: unknown; ip: string; agent: string | null; n: unknown }>;
+  const seen = new Map<string, Set<string>>();
+  for (const r of agents) {
+    const k = groupKey(String(r.h), num(r.m), String(r.ip));
+    const g = groups.get(k);
+    if (!g) continue;
+    const agent = r.agent == null ? '' : String(r.agent);
+    let set = seen.get(k);
+    if (!set) seen.set(k, (set = new Set()));
+    set.add(agent);
+    const n = num(r.n);
+    const cls = agentClass(agent);
+    if (cls === 0) g.c.ua_missing += n;
+    if (cls & 1) g.c.ua_library += n;
+    if (cls & 2) g.c.ua_bot += n;
+  }
+  for (const [k, set] of seen) groups.get(k)!.c.agents = set.size;
+  const books = yield* bookSteps(dialect, table, where, params, bookPattern);
+  for (const [k, set] of books) {
+    const g = groups.get(k);
+    if (g) g.c.books = set.size;
+  }
+  return groups;
+}
+
+/** The rollup's fw_settings rows, made if missing (watermark 0, no book pattern yet). */
+export function* ensureSettingSteps(dialect: 'sqlite' | 'mariadb'): Steps<void> {
+  yield { sql: `INSERT ${dialect === 'sqlite' ? 'OR IGNORE' : 'IGNORE'} INTO fw_settings (name, value) VALUES (?, ?), (?, ?)`, params: [FEATURE_ROLLUP_SETTING, '0', FEATURE_BOOKS_SETTING, ''], write: true };
+}
+
+/**
+ * When the book pattern is not the one the stored books were counted with: every counter row is dropped
+ * and the watermark set back to 0, so that the rollup counts the stored rows again with the new pattern
+ * (compare-and-set on the pattern's row: one instance does it). Answers whether it reset.
+ */
+export function* resetOnPatternSteps(bookPattern: RegExp): Steps<boolean> {
+  const key = patternKey(bookPattern);
+  const [row] = (yield { sql: 'SELECT value FROM fw_settings WHERE name = ?', params: [FEATURE_BOOKS_SETTING] }) as Array<{ value: string }>;
+  if (!row || row.value === key) return false;
+  const changed = yield { sql: 'UPDATE fw_settings SET value = ? WHERE name = ? AND value = ?', params: [key, FEATURE_BOOKS_SETTING, row.value], write: true };
+  if (changed !== 1) return false;
+  yield { sql: 'DELETE FROM fw_ip_feature_minutes', params: [], write: true };
+  yield { sql: 'UPDATE fw_settings SET value = ? WHERE name = ?', params: ['0', FEATURE_ROLLUP_SETTING], write: true };
+  return true;
+}
+
+/**
+ * One chunk of the rollup: fw_access_log rows with from < Id <= to added to fw_ip_feature_minutes. The
+ * watermark first moves by compare-and-set (false: another instance took the chunk). A minute already
+ * stored gets the chunk's counts added (its distinct columns then overcount values seen in both: see the
+ * header); first/last take the oldest and newest second.
+ */
+export function* rollupChunkSteps(dialect: 'sqlite' | 'mariadb', from: number, to: number, bookPattern: RegExp): Steps<boolean> {
+  const changed = yield { sql: 'UPDATE fw_settings SET value = ? WHERE name = ? AND value = ?', params: [String(to), FEATURE_ROLLUP_SETTING, String(from)], write: true };
+  if (changed !== 1) return false;
+  const groups = [...(yield* minuteGroupSteps(dialect, 'fw_access_log', 'Id > ? AND Id <= ?', [from, to], bookPattern)).values()];
+  const cols = ['proxy_host', 'minute', 'ip', ...COUNTER_COLUMNS];
+  const sqlite = dialect === 'sqlite';
+  const update = COUNTER_COLUMNS.map((c) => {
+    const ex = sqlite ? `excluded.${c}` : `VALUES(${c})`;
+    if (c === 'first_stime') return `${c} = ${sqlite ? 'MIN' : 'LEAST'}(${c}, ${ex})`;
+    if (c === 'last_stime') return `${c} = ${sqlite ? 'MAX' : 'GREATEST'}(${c}, ${ex})`;
+    return `${c} = ${c} + ${ex}`;
+  }).join(', ');
+  const row = `(${cols.map(() => '?').join(', ')})`;
+  for (let i = 0; i < groups.length; i += UPSERT_ROWS) {
+    const part = groups.slice(i, i + UPSERT_ROWS);
+    yield {
+      sql:
+        `INSERT INTO fw_ip_feature_minutes (${cols.join(', ')}) VALUES ${part.map(() => row).join(', ')} ` +
+        (sqlite ? `ON CONFLICT (proxy_host, minute, ip) DO UPDATE SET ${update}` : `ON DUPLICATE KEY UPDATE ${update}`),
+      params: part.flatMap((g) => [g.host, g.minute, g.ip, ...COUNTER_COLUMNS.map((c) => g.c[c])]),
+      write: true,
+    };
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// loadFeatures
+
+/**
+ * Feature vectors of a host's addresses from stored rows of fw_access_log (columns: Id, ip, stime,
+ * method, url, code, ref, agent, request_time, tag, proxy_host) as counted in fw_ip_feature_minutes:
+ * every address with rows in the window's minutes, or only `ips` (addresses without rows are left out).
+ * Equal to featuresOf on the same rows (see the header for the one approximation of split minutes).
  */
 export async function loadFeatures(q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: FeatureOptions & { ips?: string[] }): Promise<Map<string, FeatureVector>> {
-  const now = opts.now ?? nowS();
-  const from = now - (opts.windowS ?? FEATURE_WINDOW_S);
-  const aggs = new Map<string, Agg>();
+  const win = windowMinutes(opts);
+  const out = new Map<string, FeatureVector>();
+  const h = host.toLowerCase();
   if (opts.ips) {
     const ips = [...new Set(opts.ips)];
-    for (let i = 0; i < ips.length; i += IP_CHUNK) await loadInto(q, dialect, host, from, now, opts.bookPattern, ips.slice(i, i + IP_CHUNK), aggs);
-  } else await loadInto(q, dialect, host, from, now, opts.bookPattern, null, aggs);
-  const out = new Map<string, FeatureVector>();
-  for (const [ip, a] of aggs) out.set(ip, vectorOf(a));
+    for (let i = 0; i < ips.length; i += IP_CHUNK) for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, ips.slice(i, i + IP_CHUNK))) out.set(ip, vectorOf(a));
+  } else for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, null)) out.set(ip, vectorOf(a));
   return out;
 }
 
-async function loadInto(q: Query, dialect: 'sqlite' | 'mariadb', host: string, from: number, now: number, bookPattern: RegExp, ips: string[] | null, aggs: Map<string, Agg>) {
-  if (ips && !ips.length) return;
-  const where = `proxy_host = ? AND stime >= ? AND stime <= ?${ips ? ` AND ip IN (${ips.map(() => '?').join(', ')})` : ''}`;
-  const params: unknown[] = [host.toLowerCase(), from, now, ...(ips ?? [])];
-  const path = dialect === 'sqlite' ? "(CASE WHEN instr(url, '?') > 0 THEN substr(url, 1, instr(url, '?') - 1) ELSE url END)" : "SUBSTRING_INDEX(url, '?', 1)";
-  const len = dialect === 'sqlite' ? 'length' : 'CHAR_LENGTH';
-  const one = (cond: string) => `SUM(CASE WHEN ${cond} THEN 1 ELSE 0 END)`;
-  const main = await q<Record<string, unknown>>(
-    `SELECT ip, COUNT(*) AS n, MIN(stime) AS min_t, MAX(stime) AS max_t, ` +
-      `${one("tag <> 'static'")} AS non_static, COUNT(DISTINCT CASE WHEN tag <> 'static' THEN stime END) AS ns_seconds, ` +
-      `COUNT(DISTINCT url) AS urls, ${one('code >= 400 AND code <= 499')} AS c4, ${one('code >= 500 AND code <= 599')} AS c5, ` +
-      `${one("tag = 'static'")} AS statics, ${one("ref IS NULL OR ref = '' OR ref = '-'")} AS empty_ref, ` +
-      `${one("method = 'HEAD' OR method = 'POST'")} AS head_post, SUM(request_time) AS rt_sum, COUNT(request_time) AS rt_n, ` +
-      `${one(`stime % 86400 < ${NIGHT_END_S}`)} AS night, SUM(${len}(${path}) - ${len}(REPLACE(${path}, '/', ''))) AS depth ` +
-      `FROM fw_access_log WHERE ${where} GROUP BY ip`,
-    params,
-  );
-  for (const r of main) {
-    const a = emptyAgg();
-    a.n = num(r.n);
-    a.minT = num(r.min_t);
-    a.maxT = num(r.max_t);
-    a.nonStatic = num(r.non_static);
-    a.nonStaticSeconds = num(r.ns_seconds);
-    a.distinctUrls = num(r.urls);
-    a.c4 = num(r.c4);
-    a.c5 = num(r.c5);
-    a.statics = num(r.statics);
-    a.emptyRef = num(r.empty_ref);
-    a.headPost = num(r.head_post);
-    a.rtSum = num(r.rt_sum);
-    a.rtN = num(r.rt_n);
-    a.night = num(r.night);
-    a.depthSum = num(r.depth);
-    aggs.set(String(r.ip), a);
-  }
-  const agents = await q<{ ip: string; agent: string | null; n: unknown }>(`SELECT ip, agent, COUNT(*) AS n FROM fw_access_log WHERE ${where} GROUP BY ip, agent`, params);
-  for (const r of agents) {
-    const a = aggs.get(String(r.ip));
-    if (!a) continue;
-    const n = num(r.n);
-    a.agents++;
-    const c = agentClass(r.agent);
-    if (c === 0) a.uaMissing += n;
-    if (c & 1) a.uaLibrary += n;
-    if (c & 2) a.uaBot += n;
-  }
-  const lit = requiredLiteral(bookPattern);
-  const bookRows = await q<{ ip: string; url: string }>(
-    `SELECT ip, url FROM fw_access_log WHERE ${where}${lit ? ` AND url LIKE ? ESCAPE '!'` : ''} GROUP BY ip, url`,
-    lit ? [...params, `%${likeEscape(lit)}%`] : params,
-  );
-  const books = new Map<string, Set<string>>();
-  for (const r of bookRows) {
-    const b = bookOf(bookPattern, r.url);
-    if (b === null) continue;
-    const ip = String(r.ip);
-    let set = books.get(ip);
-    if (!set) books.set(ip, (set = new Set()));
-    set.add(b);
-  }
-  for (const [ip, set] of books) {
-    const a = aggs.get(ip);
-    if (a) a.books += set.size;
+interface RollupState {
+  w: number;
+  books: string;
+  maxId: number;
+}
+
+async function rollupState(q: Query): Promise<RollupState> {
+  const rows = await q<{ name: string; value: string }>('SELECT name, value FROM fw_settings WHERE name IN (?, ?)', [FEATURE_ROLLUP_SETTING, FEATURE_BOOKS_SETTING]);
+  const [m] = await q<{ m: unknown }>('SELECT MAX(Id) AS m FROM fw_access_log');
+  const get = (n: string) => rows.find((r) => r.name === n)?.value;
+  return { w: Number(get(FEATURE_ROLLUP_SETTING) ?? 0) || 0, books: get(FEATURE_BOOKS_SETTING) ?? '', maxId: num(m?.m) };
+}
+
+/**
+ * Sums of one host's addresses: S = counter rows of the window's minutes (rows with Id <= watermark) + T =
+ * raw rows with Id > watermark in the window's seconds, grouped per minute (minuteGroupSteps) and added
+ * minute by minute. A minute in both: its agents = stored + tail (as the rollup would add them), looked up
+ * for the tail's minutes. Stored books counted with another pattern: books from the raw rows instead. The
+ * watermark is read again at the end: a rollup that moved it meanwhile (S and T overlapping) means a retry.
+ */
+async function loadAggs(q: Query, dialect: 'sqlite' | 'mariadb', host: string, win: { first: number; last: number }, bookPattern: RegExp, ips: string[] | null): Promise<Map<string, Agg>> {
+  if (ips && !ips.length) return new Map();
+  const inList = ips ? ` AND ip IN (${ips.map(() => '?').join(', ')})` : '';
+  const ipParams = ips ?? [];
+  const exec = (s: Step) => q(s.sql, s.params);
+  const fromS = win.first * 60;
+  const toS = (win.last + 1) * 60;
+  for (let attempt = 0; ; attempt++) {
+    const st = await rollupState(q);
+    const aggs = new Map<string, Agg>();
+    const sums = COUNTER_COLUMNS.map((c) => (c === 'agents' || c === 'last_stime' ? `MAX(${c}) AS ${c}` : c === 'first_stime' ? `MIN(${c}) AS ${c}` : `SUM(${c}) AS ${c}`)).join(', ');
+    if (st.w > 0) {
+      const rows = await q<Record<string, unknown>>(
+        `SELECT ip, ${sums} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute >= ? AND minute <= ?${inList} GROUP BY ip`,
+        [host, win.first, win.last, ...ipParams],
+      );
+      for (const r of rows) {
+        const a = emptyCounters();
+        for (const k of COUNTER_COLUMNS) a[k] = num(r[k]);
+        aggs.set(String(r.ip), a);
+      }
+    }
+    if (st.maxId > st.w) {
+      const byId = st.maxId - st.w <= TAIL_BY_ID_MAX;
+      // by Id: the primary key (SQLite: the rowid, which NOT INDEXED still uses); else the (host, stime) index
+      const table = byId ? (dialect === 'sqlite' ? 'fw_access_log NOT INDEXED' : 'fw_access_log FORCE INDEX (PRIMARY)') : 'fw_access_log';
+      const tail = await runAsync(minuteGroupSteps(dialect, table, `proxy_host = ? AND Id > ? AND stime >= ? AND stime < ?${inList}`, [host, st.w, fromS, toS, ...ipParams], bookPattern), exec);
+      const stored = new Map<string, number>();
+      if (tail.size && aggs.size) {
+        const minutes = [...new Set([...tail.values()].map((g) => g.minute))];
+        const rows = await q<{ ip: string; minute: unknown; agents: unknown }>(
+          `SELECT ip, minute, agents FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute IN (${minutes.map(() => '?').join(', ')})${inList}`,
+          [host, ...minutes, ...ipParams],
+        );
+        for (const r of rows) stored.set(`${r.ip}\n${num(r.minute)}`, num(r.agents));
+      }
+      for (const g of tail.values()) {
+        let a = aggs.get(g.ip);
+        if (!a) aggs.set(g.ip, (a = emptyCounters()));
+        addMinute(a, { ...g.c, agents: g.c.agents + (stored.get(`${g.ip}\n${g.minute}`) ?? 0) });
+      }
+    }
+    if (st.w > 0 && st.books !== patternKey(bookPattern)) {
+      for (const a of aggs.values()) a.books = 0;
+      const books = await runAsync(bookSteps(dialect, 'fw_access_log', `proxy_host = ? AND stime >= ? AND stime < ?${inList}`, [host, fromS, toS, ...ipParams], bookPattern), exec);
+      for (const [k, set] of books) {
+        const a = aggs.get(k.slice(k.lastIndexOf('\n') + 1));
+        if (a) a.books += set.size;
+      }
+    }
+    if (attempt >= 4 || (await rollupState(q)).w === st.w) return aggs;
   }
 }

@@ -5,7 +5,8 @@ import { AuditTarget1730000000000 } from './1730000000000-audit-target.js';
 import { Hardening1745000000000 } from './1745000000000-hardening.js';
 import { Firewall1760000000000 } from './1760000000000-firewall.js';
 import { FirewallTrain1770000000000 } from './1770000000000-firewall-train.js';
+import { FirewallFeatures1775000000000 } from './1775000000000-firewall-features.js';
 import { Monitoring1780000000000 } from './1780000000000-monitoring.js';
 
 /** Every migration, in order. Areas append theirs here; they run at start. */
-export const MIGRATIONS = [Platform1700000000000, Srv1710000000000, Cron1720000000000, AuditTarget1730000000000, Hardening1745000000000, Firewall1760000000000, FirewallTrain1770000000000, Monitoring1780000000000];
+export const MIGRATIONS = [Platform1700000000000, Srv1710000000000, Cron1720000000000, AuditTarget1730000000000, Hardening1745000000000, Firewall1760000000000, FirewallTrain1770000000000, FirewallFeatures1775000000000, Monitoring1780000000000];

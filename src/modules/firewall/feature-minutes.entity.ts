@@ -1,0 +1,35 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * Feature counters of one address of a host in one minute (src/modules/firewall/ip-features.ts
+ * MinuteCounters; filled by feature-rollup.service.ts from fw_access_log). `minute` = floor(stime / 60);
+ * the distinct columns (busy_s, urls, agents, books) count distinct values within the minute.
+ */
+@Entity('fw_ip_feature_minutes', { withoutRowid: true })
+@Index('IDX_fw_ip_feature_minutes_host_ip', ['proxy_host', 'ip', 'minute'])
+@Index('IDX_fw_ip_feature_minutes_minute', ['minute'])
+export class IpFeatureMinuteEntity {
+  @PrimaryColumn({ type: 'varchar', length: 190 }) proxy_host: string;
+  @PrimaryColumn({ type: 'integer' }) minute: number;
+  @PrimaryColumn({ type: 'varchar', length: 64 }) ip: string;
+  @Column({ type: 'integer', default: 0 }) n: number;
+  @Column({ type: 'integer', default: 0 }) nonstatic: number;
+  @Column({ type: 'integer', default: 0 }) busy_s: number;
+  @Column({ type: 'integer', default: 0 }) urls: number;
+  @Column({ type: 'integer', default: 0 }) c4xx: number;
+  @Column({ type: 'integer', default: 0 }) c5xx: number;
+  @Column({ type: 'integer', default: 0 }) static: number;
+  @Column({ type: 'integer', default: 0 }) empty_ref: number;
+  @Column({ type: 'integer', default: 0 }) ua_missing: number;
+  @Column({ type: 'integer', default: 0 }) ua_library: number;
+  @Column({ type: 'integer', default: 0 }) ua_bot: number;
+  @Column({ type: 'integer', default: 0 }) agents: number;
+  @Column({ type: 'integer', default: 0 }) head_post: number;
+  @Column({ type: 'double', default: 0 }) rt_sum: number;
+  @Column({ type: 'integer', default: 0 }) rt_n: number;
+  @Column({ type: 'integer', default: 0 }) night: number;
+  @Column({ type: 'integer', default: 0 }) depth_sum: number;
+  @Column({ type: 'integer', default: 0 }) books: number;
+  @Column({ type: 'integer' }) first_stime: number;
+  @Column({ type: 'integer' }) last_stime: number;
+}
