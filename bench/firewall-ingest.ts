@@ -5,28 +5,25 @@
  * in one transaction by AccessLogStore, entries plus per-minute counters) into SQLite and MariaDB, in the
  * real app. Meanwhile: the event loop's delay, and a health check every 50 ms (what an operator's
  * request waits). Run: `npm run bench -- firewall-ingest`. MariaDB: BENCH_MARIADB_URL (default
- * mysql://root@127.0.0.1:3306/test; a fresh database is made and dropped), skipped when unreachable.
+ * mysql://root@127.0.0.1:3306/; a scratch database is made and dropped: bench/lib.ts onScratchMariaDb), skipped when unreachable.
  */
 import 'reflect-metadata';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createConnection } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
 import { AccessLogStore, PREFERRED_CHUNK_BYTES } from '../src/modules/firewall/access-log.store.js';
 import { LogIngest } from '../src/modules/firewall/firewall-worker.service.js';
 import { LogParsePool } from '../src/modules/firewall/log-parse.pool.js';
-import { machine, percentile, ROOT, startBenchApp, writeSection } from './lib.js';
+import { machine, onScratchMariaDb, percentile, ROOT, startBenchApp, writeSection } from './lib.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'access-combined-10k.log');
 const FILE = join(ROOT, 'bench', '.tmp', 'access-1m.log'); // the same file as the parser bench
 const COPIES = 100;
 const READ_BYTES = 32 * 1024;
 const RESOLUTION_MS = 10;
-const MARIADB_URL = process.env.BENCH_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306/test';
 
 /** 100 copies of the fixture; copy k moves the second octet of every address by 7k (as bench/firewall-parse.ts). */
 function buildFile() {
@@ -39,29 +36,6 @@ function buildFile() {
     writeSync(fd, out.join('\n') + '\n', null, 'latin1');
   }
   closeSync(fd);
-}
-
-async function freshMariaDb(): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  const u = new URL(MARIADB_URL.replace(/^mariadb:/, 'mysql:'));
-  const opts = { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
-  const name = `bench_fw_${randomBytes(3).toString('hex')}`;
-  try {
-    const c = await createConnection(opts);
-    await c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    await c.end();
-  } catch (e) {
-    console.log(`MariaDB at ${u.host} not reachable (${(e as Error).message}): skipped`);
-    return null;
-  }
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = await createConnection(opts);
-      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await c.end();
-    },
-  };
 }
 
 interface Row {
@@ -165,14 +139,9 @@ async function main() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const maria = await freshMariaDb();
-  if (maria) {
-    try {
-      rows.push(await run('MariaDB (InnoDB, local)', { DATABASE_URL: maria.url }));
-    } finally {
-      await maria.drop();
-    }
-  }
+  const maria = await onScratchMariaDb((url) => run('MariaDB (InnoDB, local)', { DATABASE_URL: url }));
+  if ('value' in maria) rows.push(maria.value);
+  else console.log(`MariaDB not measured: ${maria.skipped}`);
   const loadAfter = loadavg().map((x) => x.toFixed(2)).join(' ');
   const f = (n: number, d = 1) => n.toFixed(d);
   const md = `

@@ -12,16 +12,14 @@
  * Run: `npm run bench -- firewall-report`.
  */
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
 import type { AccessLogEntry, TrafficCodeFilter, TrafficReport } from '../src/contracts/firewall.js';
 import { FirewallTrafficService } from '../src/modules/firewall/firewall-traffic.service.js';
 import { finishChunk, parseChunk } from '../src/modules/firewall/log-parser.js';
-import { ROOT, machine, percentile, startBenchApp, writeSection } from './lib.js';
+import { ROOT, machine, onScratchMariaDb, percentile, startBenchApp, writeSection } from './lib.js';
 
 const COPIES = 100;
 const SPAN = 72 * 3600;
@@ -30,7 +28,6 @@ const HOSTS = ['books.test', 'news.test', 'shop.test'] as const;
 const TAIL = 2000;
 const RUNS = Number(process.env.FW_BENCH_RUNS ?? 40);
 const RAW_RUNS = 3;
-const MARIADB = process.env.BENCH_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306/';
 
 // ---------------------------------------------------------------------------------------------
 // The lines
@@ -229,20 +226,10 @@ const results: DbResult[] = [];
 const load0 = loadavg()[0];
 results.push(await benchOne('SQLite', {}));
 let mariaNote = '';
-try {
-  if (process.env.FW_BENCH_SQLITE_ONLY) throw new Error('FW_BENCH_SQLITE_ONLY is set');
-  const u = new URL(MARIADB);
-  const name = `bench_fw_${randomBytes(3).toString('hex')}`;
-  const conn = await createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) || 'root', password: decodeURIComponent(u.password) });
-  await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  try {
-    results.push(await benchOne('MariaDB', { DATABASE_URL: `mysql://${u.username || 'root'}${u.password ? `:${u.password}` : ''}@${u.host}/${name}` }));
-  } finally {
-    await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-    await conn.end();
-  }
-} catch (e) {
-  mariaNote = `MariaDB not measured: ${(e as Error).message}`;
+const maria = await onScratchMariaDb((url) => benchOne('MariaDB', { DATABASE_URL: url }));
+if ('value' in maria) results.push(maria.value);
+else {
+  mariaNote = `MariaDB not measured: ${maria.skipped}`;
   console.log(mariaNote);
 }
 const load1 = loadavg()[0];

@@ -17,16 +17,14 @@
  */
 import brain from 'brain.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createConnection } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
 import { FEATURE_NAMES, NN_HIDDEN_LAYERS } from '../src/contracts/firewall-train.js';
 import { featuresOf, loadFeatures, toInput, type FeatureRow, type Query } from '../src/modules/firewall/ip-features.js';
 import { FeatureRollupService } from '../src/modules/firewall/feature-rollup.service.js';
 import { Scorer, trainInWorker } from '../src/modules/firewall/nn-model.js';
-import { machine, startBenchApp, writeSection } from './lib.js';
+import { machine, onScratchMariaDb, startBenchApp, writeSection } from './lib.js';
 
 const SAMPLES = 2000;
 const ITER = Number(process.env.FW_TRAIN_BENCH_ITER ?? 5);
@@ -34,7 +32,6 @@ const LOOP_ITER = Number(process.env.FW_TRAIN_BENCH_LOOP_ITER ?? 20);
 const IPS = Number(process.env.FW_TRAIN_BENCH_IPS ?? 50_000);
 const HOST = 'books.test';
 const BOOK = /^\/book\/(\d+)/;
-const MARIADB = process.env.BENCH_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306/';
 
 /** mulberry32 */
 function prng(seed: number) {
@@ -294,20 +291,10 @@ async function scoreBench(label: string, env: Record<string, string>): Promise<S
 const results: ScoreResult[] = [];
 results.push(await scoreBench('SQLite', {}));
 let mariaNote = '';
-try {
-  if (process.env.FW_BENCH_SQLITE_ONLY) throw new Error('FW_BENCH_SQLITE_ONLY is set');
-  const u = new URL(MARIADB);
-  const name = `bench_fwt_${randomBytes(3).toString('hex')}`;
-  const conn = await createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) || 'root', password: decodeURIComponent(u.password) });
-  await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  try {
-    results.push(await scoreBench('MariaDB', { DATABASE_URL: `mysql://${u.username || 'root'}${u.password ? `:${u.password}` : ''}@${u.host}/${name}` }));
-  } finally {
-    await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-    await conn.end();
-  }
-} catch (e) {
-  mariaNote = `MariaDB not measured: ${(e as Error).message}`;
+const maria = await onScratchMariaDb((url) => scoreBench('MariaDB', { DATABASE_URL: url }));
+if ('value' in maria) results.push(maria.value);
+else {
+  mariaNote = `MariaDB not measured: ${maria.skipped}`;
   console.log(mariaNote);
 }
 const load1 = loadavg()[0];

@@ -1,6 +1,8 @@
 /** Shared pieces of the benchmarks: start the real app, sign in, run autocannon, write results. */
 import 'reflect-metadata';
 import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
+import { createConnection } from 'mysql2/promise';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,4 +49,34 @@ export function writeSection(name: string, markdown: string) {
   const j = doc.indexOf(end);
   writeFileSync(file, i >= 0 && j > i ? doc.slice(0, i) + block + doc.slice(j + end.length) : `${doc.trimEnd()}\n\n${block}\n`);
   console.log(markdown);
+}
+
+/**
+ * Runs `fn` with the URL of a scratch MariaDB database (on BENCH_MARIADB_URL, default root on
+ * 127.0.0.1:3306), dropped afterwards. Answers `{value}`, or `{skipped: reason}` when MariaDB cannot be
+ * reached, FW_BENCH_SQLITE_ONLY is set, or the run failed (the reason goes into the bench's section).
+ */
+export async function onScratchMariaDb<T>(fn: (url: string) => Promise<T>): Promise<{ value: T } | { skipped: string }> {
+  if (process.env.FW_BENCH_SQLITE_ONLY) return { skipped: 'FW_BENCH_SQLITE_ONLY is set' };
+  const u = new URL((process.env.BENCH_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306/').replace(/^mariadb:/, 'mysql:'));
+  const opts = { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username) || 'root', password: decodeURIComponent(u.password) };
+  const name = `bench_${randomBytes(4).toString('hex')}`;
+  let conn;
+  try {
+    conn = await createConnection(opts);
+    await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  } catch (e) {
+    await conn?.end();
+    return { skipped: `MariaDB at ${u.host} not reachable: ${(e as Error).message}` };
+  }
+  u.username = opts.user;
+  u.pathname = `/${name}`;
+  try {
+    return { value: await fn(u.toString()) };
+  } catch (e) {
+    return { skipped: (e as Error).message };
+  } finally {
+    await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await conn.end();
+  }
 }
