@@ -3,7 +3,7 @@
  * rows counted per (host, minute, address) into fw_ip_feature_minutes up to a watermark Id (fw_settings
  * row `feature_rollup_id`), the same way as the traffic report's summary (firewall-traffic.service.ts):
  * compare-and-set on the watermark, 20,000 Ids per transaction, on MariaDB only Ids seen a minute ago
- * (the traffic rollup's ROLLUP_CHUNK_IDS and ROLLUP_SETTLE_MS). The counting itself (SQL and JS) is ip-features.ts's (rollupChunkSteps), the same
+ * (id-rollup.ts, shared with the traffic rollup). The counting itself (SQL and JS) is ip-features.ts's (rollupChunkSteps), the same
  * code that counts loadFeatures's raw tail. Called by the traffic job every minute
  * (FirewallTrafficService.scheduledRollup), then pruned down to what retention left of the raw rows.
  */
@@ -16,26 +16,10 @@ import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
 import {
   ensureSettingSteps, FEATURE_ROLLUP_SETTING, resetOnPatternSteps, rollupChunkSteps, runAsync, runSync, type Step, type Steps,
 } from './ip-features.js';
+import { ROLLUP_CHUNK_IDS, ROLLUP_SETTLE_MS, Serial, SettleWindow, type SqliteHandle, type SqliteStatement } from './id-rollup.js';
 
-/** Ids counted per transaction (as the traffic rollup's ROLLUP_CHUNK_IDS; SQLite runs it as one synchronous step). */
-export const FEATURE_ROLLUP_CHUNK_IDS = 20_000;
-/**
- * MariaDB: Ids are counted only once seen this long ago (the traffic rollup's ROLLUP_SETTLE_MS, same
- * reason: store transactions may commit out of Id order). Not imported from firewall-traffic.service.ts:
- * that service calls this one (an import cycle).
- */
-export const FEATURE_ROLLUP_SETTLE_MS = 60_000;
 /** Minutes of counters removed per statement when pruning. */
 const PRUNE_STEP_MINUTES = 5;
-
-interface SqliteStatement {
-  run(...params: unknown[]): { changes: number };
-  all(...params: unknown[]): unknown[];
-}
-interface SqliteHandle {
-  prepare(sql: string): SqliteStatement;
-  transaction<F extends (...a: never[]) => unknown>(fn: F): F;
-}
 
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
@@ -43,9 +27,8 @@ const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 export class FeatureRollupService {
   private readonly log = new Logger('FeatureRollup');
   readonly dialect: 'sqlite' | 'mariadb';
-  /** MariaDB: highest Ids seen, with when (see FEATURE_ROLLUP_SETTLE_MS). */
-  private seen: Array<{ at: number; maxId: number }> = [];
-  private rolling: Promise<unknown> | null = null;
+  private readonly settle = new SettleWindow();
+  private readonly serial = new Serial();
   private readonly stmts = new Map<string, SqliteStatement>();
 
   constructor(
@@ -76,24 +59,10 @@ export class FeatureRollupService {
     return row ? Number(row.value) || 0 : 0;
   }
 
-  /** The highest Id that may be rolled up now (see FEATURE_ROLLUP_SETTLE_MS). */
-  private settled(maxId: number, settleMs: number): number {
-    if (settleMs <= 0) return maxId;
-    const now = Date.now();
-    this.seen.push({ at: now, maxId });
-    let best = 0;
-    for (const s of this.seen) if (s.at <= now - settleMs) best = Math.max(best, s.maxId);
-    this.seen = this.seen.filter((s) => s.at > now - settleMs || s.maxId === best);
-    return best;
-  }
-
-  /** Counts new fw_access_log rows into fw_ip_feature_minutes, FEATURE_ROLLUP_CHUNK_IDS Ids per transaction; answers the Ids covered. */
+  /** Counts new fw_access_log rows into fw_ip_feature_minutes, ROLLUP_CHUNK_IDS Ids per transaction; answers the Ids covered. */
   rollup(opts: { settleMs?: number; chunkIds?: number } = {}): Promise<{ from: number; to: number }> {
-    const run = (this.rolling ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(() => this.rollupNow(opts.settleMs ?? (this.dialect === 'sqlite' ? 0 : FEATURE_ROLLUP_SETTLE_MS), opts.chunkIds ?? FEATURE_ROLLUP_CHUNK_IDS));
-    this.rolling = run;
-    return run;
+    // one at a time per process; a second call waits for the first and runs after it
+    return this.serial.run(() => this.rollupNow(opts.settleMs ?? (this.dialect === 'sqlite' ? 0 : ROLLUP_SETTLE_MS), opts.chunkIds ?? ROLLUP_CHUNK_IDS));
   }
 
   private async rollupNow(settleMs: number, chunkIds: number): Promise<{ from: number; to: number }> {
@@ -101,7 +70,7 @@ export class FeatureRollupService {
     await this.transaction(ensureSettingSteps(this.dialect));
     if (await this.transaction(resetOnPatternSteps(pattern))) this.log.log('book pattern changed: feature counters are counted again');
     const [m] = await this.q<{ m: unknown }>('SELECT MAX(Id) AS m FROM fw_access_log');
-    const target = this.settled(num(m?.m), settleMs);
+    const target = this.settle.settled(num(m?.m), settleMs);
     const start = await this.watermark();
     let from = start;
     while (from < target) {

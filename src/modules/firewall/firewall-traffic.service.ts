@@ -29,19 +29,12 @@ import { Role } from '../../contracts/roles.js';
 import { AppError } from '../../core/errors.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
+import { ROLLUP_CHUNK_IDS, ROLLUP_SETTLE_MS, Serial, SettleWindow, type SqliteHandle, type SqliteStatement } from './id-rollup.js';
 import { FeatureRollupService } from './feature-rollup.service.js';
 
 const HOUR = 3600;
 /** fw_settings row holding the highest fw_access_log Id rolled up into fw_traffic_hours. */
 export const ROLLUP_SETTING = 'traffic_rollup_id';
-/** Ids rolled up per transaction (SQLite runs it as one synchronous step: keep it short). */
-export const ROLLUP_CHUNK_IDS = 20_000;
-/**
- * MariaDB: rows are rolled up only once the highest Id has been seen this long ago. Two store
- * transactions may commit out of Id order (parallel proxies); a row with a lower Id that commits after
- * the rollup passed it would be lost to the report. SQLite has one writer: no wait.
- */
-export const ROLLUP_SETTLE_MS = 60_000;
 /** Addresses per `IN (...)` list. */
 const IN_CHUNK = 500;
 /** Raw rows per page when scanning for unique books. */
@@ -205,10 +198,6 @@ interface Agg { count: number; first: number; last: number }
 type QueryFn = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
 /** The summary part of a report (see getTraffic). */
 interface SummaryHead { head: Array<{ ip: string; agg: Agg }>; total: number; ips: number }
-interface SqliteStatement {
-  run(...params: unknown[]): { changes: number };
-  all(...params: unknown[]): unknown[];
-}
 /** Summary parts kept (least recently used dropped first). */
 const MEMO_SIZE = 64;
 /** Kept summary parts used this recently are refreshed by the job (refreshKept). */
@@ -221,9 +210,8 @@ interface GroupRow { ip: string; code: number; tag: string; c: number; f: number
 export class FirewallTrafficService {
   private readonly log = new Logger('FirewallTraffic');
   readonly dialect: 'sqlite' | 'mariadb';
-  /** MariaDB: highest Ids seen, with when (see ROLLUP_SETTLE_MS). */
-  private seen: Array<{ at: number; maxId: number }> = [];
-  private rolling: Promise<unknown> | null = null;
+  private readonly settle = new SettleWindow();
+  private readonly serial = new Serial();
   /** Summary parts of reports by (host, code, first hour): see summaryPart. */
   private readonly memo = new Map<string, KeptPart>();
   /** SQLite: prepared statements of the report. */
@@ -690,17 +678,6 @@ export class FirewallTrafficService {
     return row ? Number(row.value) || 0 : 0;
   }
 
-  /** The highest Id that may be rolled up now (see ROLLUP_SETTLE_MS). */
-  private settled(maxId: number, settleMs: number): number {
-    if (settleMs <= 0) return maxId;
-    const now = Date.now();
-    this.seen.push({ at: now, maxId });
-    let best = 0;
-    for (const s of this.seen) if (s.at <= now - settleMs) best = Math.max(best, s.maxId);
-    this.seen = this.seen.filter((s) => s.at > now - settleMs || s.maxId === best);
-    return best;
-  }
-
   /**
    * Rolls new fw_access_log rows up into fw_traffic_hours, ROLLUP_CHUNK_IDS Ids per transaction. Each
    * transaction first moves the watermark by compare-and-set, so two instances never add the same rows
@@ -708,15 +685,13 @@ export class FirewallTrafficService {
    */
   rollup(opts: { settleMs?: number } = {}): Promise<{ from: number; to: number }> {
     // one at a time per process; a second call waits for the first and runs after it
-    const run = (this.rolling ?? Promise.resolve()).catch(() => undefined).then(() => this.rollupNow(opts.settleMs ?? (this.dialect === 'sqlite' ? 0 : ROLLUP_SETTLE_MS)));
-    this.rolling = run;
-    return run;
+    return this.serial.run(() => this.rollupNow(opts.settleMs ?? (this.dialect === 'sqlite' ? 0 : ROLLUP_SETTLE_MS)));
   }
 
   private async rollupNow(settleMs: number): Promise<{ from: number; to: number }> {
     await this.db.createQueryBuilder().insert().into('fw_settings', ['name', 'value']).values({ name: ROLLUP_SETTING, value: '0' }).orIgnore().execute();
     const [m] = await this.q<{ m: unknown }>('SELECT MAX(Id) AS m FROM fw_access_log');
-    const target = this.settled(num(m?.m), settleMs);
+    const target = this.settle.settled(num(m?.m), settleMs);
     const start = await this.watermark();
     let from = start;
     while (from < target) {
@@ -792,10 +767,6 @@ export class FirewallTrafficService {
   }
 }
 
-interface SqliteHandle {
-  prepare(sql: string): SqliteStatement;
-  transaction<F extends (...a: never[]) => unknown>(fn: F): F;
-}
 
 /** The `n` addresses with the most hits (ties: by address), without sorting them all. */
 function topN(per: Map<string, Agg>, n: number): Array<[string, Agg]> {
