@@ -24,6 +24,7 @@ import { FEATURE_NAMES, NN_HIDDEN_LAYERS } from '../src/contracts/firewall-train
 import { featuresOf, loadFeatures, toInput, type FeatureRow, type Query } from '../src/modules/firewall/ip-features.js';
 import { FeatureRollupService } from '../src/modules/firewall/feature-rollup.service.js';
 import { Scorer, trainInWorker } from '../src/modules/firewall/nn-model.js';
+import { prng } from '../test/helpers/traffic-gen.js';
 import { machine, onScratchMariaDb, startBenchApp, writeSection } from './lib.js';
 
 const SAMPLES = 2000;
@@ -33,17 +34,6 @@ const IPS = Number(process.env.FW_TRAIN_BENCH_IPS ?? 50_000);
 const HOST = 'books.test';
 const BOOK = /^\/book\/(\d+)/;
 
-/** mulberry32 */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = prng(42);
 const int = (a: number, b: number) => a + Math.floor(rnd() * (b - a + 1));
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
