@@ -20,7 +20,7 @@ import type { DataSource } from 'typeorm';
 import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
 import { parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { expectNoPageErrors, launchBrowser, loginAs, newPage } from '../helpers/browser.js';
+import { expectNoPageErrors, launchBrowser, loginAs, newPage, signedInPage } from '../helpers/browser.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 120_000;
@@ -108,13 +108,7 @@ afterAll(async () => {
 
 afterEach(() => expectNoPageErrors(pages));
 
-async function signedIn(path: string): Promise<Page> {
-  const page = await newPage(browser, {});
-  pages.push(page);
-  await loginAs(page, t.url, ADMIN.login, ADMIN.password);
-  await page.goto(t.url + path);
-  return page;
-}
+const signedIn = (path: string): Promise<Page> => signedInPage(browser, pages, t.url, path, ADMIN);
 
 const listRows = (page: Page) => page.locator('[data-testid="ip-list"] tr[data-ip]');
 const ipList = (page: Page) => listRows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-ip')));

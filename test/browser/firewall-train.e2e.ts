@@ -28,7 +28,7 @@ import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
 import { parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
-import { expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot } from '../helpers/browser.js';
+import { expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 240_000;
@@ -51,13 +51,7 @@ const ok = <R = any>(method: string, args?: unknown) => t.ok<R>(admin, method, a
 const q = async <R = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> =>
   (await t.app.get<DataSource>(getDataSourceToken()).query(sql, params)) as R[];
 
-async function signedIn(path: string): Promise<Page> {
-  const page = await newPage(browser);
-  pages.push(page);
-  await loginAs(page, t.url, ADMIN.login, ADMIN.password);
-  await page.goto(t.url + path);
-  return page;
-}
+const signedIn = (path: string): Promise<Page> => signedInPage(browser, pages, t.url, path, ADMIN);
 
 const toast = (page: Page, text: string | RegExp) => page.locator('.app-notify', { hasText: text }).first().waitFor();
 const row = (page: Page, ip: string) => page.locator(`[data-testid="ip-list"] tr[data-ip="${ip}"]`);

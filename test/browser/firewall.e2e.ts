@@ -25,7 +25,7 @@ import type { BlockRuleView, IpRuleView } from '../../src/contracts/firewall-rul
 import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
 import { parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { MOBILE, expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot } from '../helpers/browser.js';
+import { MOBILE, expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
 import { startDeadHost, type DeadHost } from '../helpers/proxy-host.js';
 import { ianaAnswer, ripeAnswer, startWhoisServer, type WhoisServer } from '../helpers/whois-server.js';
 
@@ -47,13 +47,7 @@ const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, a
 const q = async <T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> =>
   (await t.app.get<DataSource>(getDataSourceToken()).query(sql, params)) as T[];
 
-async function signedIn(path: string, size?: { width: number; height: number }): Promise<Page> {
-  const page = await newPage(browser, size ?? {});
-  pages.push(page);
-  await loginAs(page, t.url, ADMIN.login, ADMIN.password);
-  await page.goto(t.url + path);
-  return page;
-}
+const signedIn = (path: string, size?: { width: number; height: number }): Promise<Page> => signedInPage(browser, pages, t.url, path, ADMIN, size);
 
 const toast = (page: Page, text: string | RegExp) => page.locator('.app-notify', { hasText: text }).first().waitFor();
 const ipList = (page: Page) => page.locator('[data-testid="ip-list"] tr[data-ip]').evaluateAll((els) => els.map((e) => e.getAttribute('data-ip')));

@@ -19,7 +19,7 @@ import type { Browser, Page, Route } from 'playwright-core';
 import { MONITOR_METRICS } from '../../src/contracts/monitoring.js';
 import { MonitoringStore, type MinuteRow } from '../../src/modules/monitoring/monitoring-store.service.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { MOBILE, expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot } from '../helpers/browser.js';
+import { MOBILE, expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
@@ -36,13 +36,7 @@ const ids: Record<string, number> = {};
 const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, args);
 
 /** A signed-in page (own context) at `path`. */
-async function signedIn(path: string, who = ADMIN, size?: { width: number; height: number }): Promise<Page> {
-  const page = await newPage(browser, size ?? {});
-  pages.push(page);
-  await loginAs(page, t.url, who.login, who.password);
-  await page.goto(t.url + path);
-  return page;
-}
+const signedIn = (path: string, who = ADMIN, size?: { width: number; height: number }): Promise<Page> => signedInPage(browser, pages, t.url, path, who, size);
 
 const card = (page: Page, server: string) => page.locator(`.app-mon-card[data-server="${server}"]`);
 const tile = (page: Page, server: string) => page.locator(`.app-mon-tile[data-server="${server}"]`);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Dialog, Page } from 'playwright-core';
 import { MSG } from '../../src/contracts/messages.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { MOBILE, expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot } from '../helpers/browser.js';
+import { MOBILE, expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
 import { freePort } from '../helpers/sshd.js';
 import { startTlsServer, type TlsPeer } from '../helpers/tls.js';
 
@@ -35,13 +35,7 @@ const UNSAVED_MESSAGE = 'You have unsaved changes. Leave without saving?';
 const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, args);
 
 /** A signed-in page (own context) at `path` (path and query), at desktop width unless told. */
-async function signedIn(path: string, who = ADMIN, size?: { width: number; height: number }): Promise<Page> {
-  const page = await newPage(browser, size ?? {});
-  pages.push(page);
-  await loginAs(page, t.url, who.login, who.password);
-  await page.goto(t.url + path);
-  return page;
-}
+const signedIn = (path: string, who = ADMIN, size?: { width: number; height: number }): Promise<Page> => signedInPage(browser, pages, t.url, path, who, size);
 
 const toast = (page: Page, text: string | RegExp) => page.locator('.app-notify', { hasText: text }).first().waitFor();
 const rowNames = (page: Page) => page.locator('tr[data-server]').evaluateAll((els) => els.map((e) => e.getAttribute('data-server')));

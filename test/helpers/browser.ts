@@ -81,6 +81,17 @@ export async function loginAs(page: Page, baseUrl: string, login: string, passwo
   return hash;
 }
 
+/** A new page (its own context) signed in as `who` through the /auth form, then at `baseUrl + path`; added to `pages` (expectNoPageErrors). */
+export async function signedInPage(
+  browser: Browser, pages: Page[], baseUrl: string, path: string, who: { login: string; password: string }, size?: { width: number; height: number },
+): Promise<Page> {
+  const page = await newPage(browser, size ?? {});
+  pages.push(page);
+  await loginAs(page, baseUrl, who.login, who.password);
+  await page.goto(baseUrl + path);
+  return page;
+}
+
 /** A local-storage value of the page's origin. */
 export async function storageItem(page: Page, key: string): Promise<string | null> {
   // A function, not a string: the app's CSP forbids eval. (Typed loosely: the server tsconfig has no DOM lib.)
