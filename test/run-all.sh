@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test run (npm test): installs what the tests need on this machine, builds, then runs the
-# unit, API (SQLite, then MariaDB) and browser suites, and prints one closing line "N passed, N failed".
+# unit (its database-backed specs again on MariaDB), API (SQLite, then MariaDB) and browser suites, and prints one closing line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NODE_OPTIONS=--experimental-vm-modules
@@ -51,12 +51,19 @@ npm run build || { echo "0 passed, 1 failed"; exit 1; }
 npm run typecheck || { echo "0 passed, 1 failed"; exit 1; }
 
 status=0
-run() { # name, project, extra env...
+run() { # name, project, extra env... [-- jest file arguments]
   local name=$1 project=$2; shift 2
+  local envs=() files=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+  [ "${1:-}" = -- ] && shift && files=("$@")
   echo "== $name"
-  env "$@" npx jest --selectProjects "$project" --json --outputFile="$results/$name.json" || status=1
+  env "${envs[@]}" npx jest --selectProjects "$project" --json --outputFile="$results/$name.json" "${files[@]}" || status=1
 }
 run unit unit
+# the unit specs that also check MariaDB (SQL against an in-memory computation, the monitoring tiers)
+if [ -n "${MYSQL_URL:-}" ]; then
+  run unit-mariadb unit TEST_DATABASE_URL="$MYSQL_URL" -- test/unit/ip-features.spec.ts test/unit/monitoring-tiers.spec.ts
+fi
 run api-sqlite api
 if [ -n "${MYSQL_URL:-}" ]; then
   run api-mariadb api TEST_DATABASE_URL="$MYSQL_URL"
