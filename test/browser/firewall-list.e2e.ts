@@ -15,12 +15,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
-import { parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { expectNoPageErrors, launchBrowser, loginAs, newPage, signedInPage } from '../helpers/browser.js';
+import { seedLines } from '../helpers/access-log-seed.js';
 
 const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 120_000;
@@ -94,11 +91,7 @@ beforeAll(async () => {
       lines.push(consoleLine(ip, k === 0 ? `/newest/${ip}` : `/page/${k}`, 200, new Date(now - (60 + i * 3 + k * 11) * 1000)));
     }
   });
-  const q = (sql: string, params: unknown[]) => t.app.get<DataSource>(getDataSourceToken()).query(sql, params);
-  await q('INSERT INTO fw_log_cursors (proxy_id, path, inode, pos, `lines`, bad_lines) VALUES (?, ?, ?, ?, ?, ?)', [900_002, '/var/log/nginx/access.log', '1', 0, 0, 0]);
-  const { batch } = parseChunk(Buffer.from(lines.join('\n') + '\n'));
-  expect(batch.length).toBe(lines.length);
-  await t.app.get(AccessLogStore).commit({ proxy_id: 900_002, proxy_addr: '10.99.0.2' }, batch, { inode: '1', pos: 0 }, { inode: '1', pos: batch.endOffset, path: '/var/log/nginx/access.log' }, 0, null);
+  await seedLines(t.app, lines, 900_002, '10.99.0.2');
 }, T);
 
 afterAll(async () => {

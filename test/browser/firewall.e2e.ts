@@ -22,10 +22,9 @@ import type { Browser, Dialog, Page } from 'playwright-core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { BlockRuleView, IpRuleView } from '../../src/contracts/firewall-rules.js';
-import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
-import { parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { MOBILE, expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
+import { seedLines as seedLinesAs } from '../helpers/access-log-seed.js';
 import { startDeadHost, type DeadHost } from '../helpers/proxy-host.js';
 import { ianaAnswer, ripeAnswer, startWhoisServer, type WhoisServer } from '../helpers/whois-server.js';
 
@@ -72,13 +71,7 @@ function consoleLine(ip: string, url: string, code: number, host: string, at: Da
   return `${ip} - - [${time}] "GET ${url} HTTP/1.1" ${code} 512 "https://ref.example/" "${agent}" "-" "${host}" 0.010 0.012`;
 }
 
-/** Stores lines as the worker does: parsed by the real parser, committed with a cursor move. */
-async function seedLines(lines: string[], proxyId = 900_001, proxyAddr = '10.99.0.1') {
-  await q('INSERT INTO fw_log_cursors (proxy_id, path, inode, pos, `lines`, bad_lines) VALUES (?, ?, ?, ?, ?, ?)', [proxyId, '/var/log/nginx/access.log', '1', 0, 0, 0]);
-  const { batch } = parseChunk(Buffer.from(lines.join('\n') + '\n'));
-  expect(batch.length).toBe(lines.length);
-  await t.app.get(AccessLogStore).commit({ proxy_id: proxyId, proxy_addr: proxyAddr }, batch, { inode: '1', pos: 0 }, { inode: '1', pos: batch.endOffset, path: '/var/log/nginx/access.log' }, 0, null);
-}
+const seedLines = (lines: string[], proxyId = 900_001, proxyAddr = '10.99.0.1') => seedLinesAs(t.app, lines, proxyId, proxyAddr);
 
 beforeAll(async () => {
   if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
