@@ -16,6 +16,7 @@
  *
  * Book pages are /book/{id}/page/{n} (TRAFFIC_BOOK_PATTERN finds the book).
  */
+import { prng } from '../../src/core/prng.js';
 
 export interface TrafficOptions {
   seed: number;
@@ -38,17 +39,8 @@ export interface Traffic {
 /** The book of a URL of this traffic: group 1. */
 export const TRAFFIC_BOOK_PATTERN = /^\/book\/(\d+)/;
 
-/** mulberry32: a small seeded PRNG (0 <= x < 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (src/core/prng.ts, shared with the demo data and benchmarks). */
+export { prng };
 
 const BROWSERS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',

@@ -10,8 +10,8 @@
 import Database from 'better-sqlite3';
 import { FEATURE_NAMES, type FeatureVector } from '../../src/contracts/firewall-train.js';
 import {
-  ensureSettingSteps, FEATURE_ROLLUP_SETTING, featuresOf, fromInput, loadFeatures, requiredLiteral, resetOnPatternSteps, rollupChunkSteps, runAsync, toInput,
-  type FeatureOptions, type FeatureRow, type Query, type Step,
+  advanceSumsSteps, ensureSettingSteps, FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING, featuresOf, fromInput, loadFeatures, requiredLiteral, resetOnPatternSteps, rollupChunkSteps, runAsync, toInput,
+  type FeatureOptions, type FeatureRow, type Query, type RawQuery, type Step,
 } from '../../src/modules/firewall/ip-features.js';
 import { finishChunk, parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { generateTraffic, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
@@ -171,16 +171,22 @@ describe('requiredLiteral (the LIKE prefilter of the book pattern)', () => {
 const COLUMNS = ['proxy_host', 'ip', 'stime', 'method', 'url', 'code', 'ref', 'agent', 'request_time', 'tag'] as const;
 type Entry = FeatureRow & { ip: string; proxy_host: string };
 const COUNTERS = ['n', 'nonstatic', 'busy_s', 'urls', 'c4xx', 'c5xx', 'static', 'empty_ref', 'ua_missing', 'ua_library', 'ua_bot', 'agents', 'head_post'];
-/** The migration's tables (1760000000000-firewall.ts, 1775000000000-firewall-features.ts) for a plain connection. */
-const counterTable = (sqlite: boolean) =>
-  'CREATE TABLE fw_ip_feature_minutes (proxy_host varchar(190) NOT NULL, minute integer NOT NULL, ip varchar(64) NOT NULL, ' +
+/** The migrations' tables (1760000000000-firewall.ts, 1775000000000-firewall-features.ts, 1776000000000-firewall-feature-sums.ts) for a plain connection. */
+const counterColumns =
   COUNTERS.map((c) => `${c} integer NOT NULL DEFAULT 0, `).join('') +
   'rt_sum double NOT NULL DEFAULT 0, rt_n integer NOT NULL DEFAULT 0, night integer NOT NULL DEFAULT 0, depth_sum integer NOT NULL DEFAULT 0, books integer NOT NULL DEFAULT 0, ' +
-  `first_stime integer NOT NULL, last_stime integer NOT NULL, PRIMARY KEY (proxy_host, minute, ip))${sqlite ? ' WITHOUT ROWID' : ''}`;
+  'first_stime integer NOT NULL, last_stime integer NOT NULL, ';
+const counterTables = (sqlite: boolean) => [
+  `CREATE TABLE fw_ip_feature_minutes (proxy_host varchar(190) NOT NULL, minute integer NOT NULL, ip varchar(64) NOT NULL, ${counterColumns}PRIMARY KEY (proxy_host, minute, ip))${sqlite ? ' WITHOUT ROWID' : ''}`,
+  'CREATE INDEX IDX_fw_ip_feature_minutes_host_ip ON fw_ip_feature_minutes (proxy_host, ip, minute)',
+  `CREATE TABLE fw_ip_feature_sums (proxy_host varchar(190) NOT NULL, ip varchar(64) NOT NULL, lo integer NOT NULL, hi integer NOT NULL, ${counterColumns}PRIMARY KEY (proxy_host, ip))${sqlite ? ' WITHOUT ROWID' : ''}`,
+];
 
 interface TestDb {
   dialect: 'sqlite' | 'mariadb';
   q: Query;
+  /** The driver's array rows (as driverRawQuery gives them in the app). */
+  raw: RawQuery;
   exec: (s: Step) => Promise<unknown>;
   add(rows: Entry[]): Promise<void>;
   close(): Promise<void>;
@@ -193,7 +199,7 @@ async function sqliteDb(): Promise<TestDb> {
       "url text NOT NULL, code integer NOT NULL, ref text, agent text, request_time float, tag varchar(16) NOT NULL DEFAULT '')",
   );
   db.exec('CREATE INDEX i1 ON fw_access_log (proxy_host, stime); CREATE INDEX i2 ON fw_access_log (ip, stime); CREATE TABLE fw_settings (name varchar(64) PRIMARY KEY, value varchar(190) NOT NULL)');
-  db.exec(counterTable(true));
+  for (const sql of counterTables(true)) db.exec(sql);
   const ins = db.prepare(`INSERT INTO fw_access_log (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
   const add = db.transaction((rows: Entry[]) => {
     for (const r of rows) ins.run(...COLUMNS.map((c) => r[c]));
@@ -204,6 +210,7 @@ async function sqliteDb(): Promise<TestDb> {
       const st = db.prepare(sql);
       return (st.reader ? st.all(...params) : (st.run(...params), [])) as R[];
     },
+    raw: async (sql, params = []) => db.prepare(sql).raw(true).all(...params) as unknown[][],
     exec: async (s) => (s.write ? db.prepare(s.sql).run(...s.params).changes : db.prepare(s.sql).all(...s.params)),
     add: async (rows) => add(rows),
     close: async () => { db.close(); },
@@ -225,10 +232,11 @@ async function mariaDb(): Promise<TestDb> {
       "url text NOT NULL, code int NOT NULL, ref text NULL, agent text NULL, request_time float NULL, tag varchar(16) NOT NULL DEFAULT '', KEY i1 (proxy_host, stime), KEY i2 (ip, stime))",
   );
   await conn.query('CREATE TABLE fw_settings (name varchar(64) PRIMARY KEY, value varchar(190) NOT NULL)');
-  await conn.query(counterTable(false));
+  for (const sql of counterTables(false)) await conn.query(sql);
   return {
     dialect: 'mariadb',
     q: async <R,>(sql: string, params: unknown[] = []) => (await conn.query(sql, params))[0] as R[],
+    raw: async (sql, params = []) => (await conn.query({ sql, values: params, rowsAsArray: true }))[0] as unknown[][],
     exec: async (s) => {
       const [r] = await conn.query(s.sql, s.params);
       return s.write ? (r as { affectedRows: number }).affectedRows : r;
@@ -243,8 +251,11 @@ async function mariaDb(): Promise<TestDb> {
   };
 }
 
-/** The rollup's steps (as feature-rollup.service.ts runs them) up to Id `upTo`, `chunk` Ids at a time. */
-async function rollTo(db: TestDb, pattern: RegExp, upTo: number, chunk = Infinity) {
+/**
+ * The rollup's steps (as feature-rollup.service.ts runs them) up to Id `upTo`, `chunk` Ids at a time;
+ * then the sums' cut moved to `sumsCut` when given.
+ */
+async function rollTo(db: TestDb, pattern: RegExp, upTo: number, chunk = Infinity, sumsCut?: number) {
   await runAsync(ensureSettingSteps(db.dialect), db.exec);
   await runAsync(resetOnPatternSteps(pattern), db.exec);
   const [w] = await db.q<{ value: string }>('SELECT value FROM fw_settings WHERE name = ?', [FEATURE_ROLLUP_SETTING]);
@@ -253,11 +264,14 @@ async function rollTo(db: TestDb, pattern: RegExp, upTo: number, chunk = Infinit
     expect(await runAsync(rollupChunkSteps(db.dialect, from, to, pattern), db.exec)).toBe(true);
     from = to;
   }
+  if (sumsCut !== undefined) await runAsync(advanceSumsSteps(sumsCut), db.exec);
 }
 async function unroll(db: TestDb) {
   await db.q('DELETE FROM fw_ip_feature_minutes');
-  await db.q("UPDATE fw_settings SET value = '0' WHERE name = ?", [FEATURE_ROLLUP_SETTING]);
+  await db.q('DELETE FROM fw_ip_feature_sums');
+  await db.q("UPDATE fw_settings SET value = '0' WHERE name IN (?, ?)", [FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING]);
 }
+const count = async (db: TestDb, table: string) => Number((await db.q<{ c: unknown }>(`SELECT COUNT(*) AS c FROM ${table}`))[0].c);
 
 function sqlSuite(label: string, open: () => Promise<TestDb>, digits: number) {
   describe(`loadFeatures (${label}) equals featuresOf`, () => {
@@ -289,8 +303,8 @@ function sqlSuite(label: string, open: () => Promise<TestDb>, digits: number) {
     }
     const expected = [...byIp].filter(([, rows]) => rows.some(inWindow));
     const expectSame = (a: FeatureVector, b: FeatureVector) => FEATURE_NAMES.forEach((k) => expect([k, a[k]]).toEqual([k, expect.closeTo(b[k], digits)]));
-    const expectAll = async () => {
-      const got = await loadFeatures(db.q, db.dialect, 'Books.Test', opts);
+    const expectAll = async (more: { tailInJsMax?: number; raw?: RawQuery } = {}) => {
+      const got = await loadFeatures(db.q, db.dialect, 'Books.Test', { ...opts, ...more });
       expect(got.size).toBe(expected.length);
       for (const [ip, rows] of expected) {
         const v = got.get(ip)!;
@@ -303,8 +317,15 @@ function sqlSuite(label: string, open: () => Promise<TestDb>, digits: number) {
     /** Rolls up to the Id of `entries[i]`. */
     const idOf = (i: number) => i + 1;
 
-    it('before any rollup (everything is the raw tail): every address, each feature equal', async () => {
+    /** Index of the first entry of a minute at or after `entries[i]`. */
+    const minuteEdge = (i: number) => {
+      while (Math.floor(entries[i].stime / 60) === Math.floor(entries[i - 1].stime / 60)) i++;
+      return i;
+    };
+
+    it('before any rollup (everything is the raw tail, counted in JS and in SQL): every address, each feature equal', async () => {
       await unroll(db);
+      await expectAll({ tailInJsMax: 0 });
       const got = await expectAll();
       expect(got.size).toBeGreaterThan(50);
       expect(got.size).toBeLessThan(labels.size); // some visited only in the first hour
@@ -319,14 +340,92 @@ function sqlSuite(label: string, open: () => Promise<TestDb>, digits: number) {
       const [{ c }] = await db.q<{ c: unknown }>('SELECT COUNT(*) AS c FROM fw_ip_feature_minutes');
       expect(Number(c)).toBeGreaterThan(100);
       await expectAll();
+      await expectAll({ raw: db.raw });
     });
 
-    it('half rolled up, at the edge of a minute: counters + raw tail, each feature equal', async () => {
+    it('half rolled up, at the edge of a minute: counters + raw tail (in JS and in SQL), each feature equal', async () => {
       await unroll(db);
-      let i = Math.floor(entries.length * 0.6);
-      while (Math.floor(entries[i].stime / 60) === Math.floor(entries[i - 1].stime / 60)) i++;
+      const i = minuteEdge(Math.floor(entries.length * 0.6));
       await rollTo(db, TRAFFIC_BOOK_PATTERN, idOf(i - 1));
       await expectAll();
+      await expectAll({ tailInJsMax: 0 });
+    });
+
+    it('per-address sums (cut before the window): one row an address inside the window, minutes for the others; each feature equal', async () => {
+      await unroll(db);
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, entries.length + 500, Infinity, firstMinute - 3);
+      await expectAll({ raw: db.raw });
+      const sums = await db.q<{ ip: string; lo: unknown; hi: unknown }>('SELECT ip, lo, hi FROM fw_ip_feature_sums WHERE proxy_host = ?', ['books.test']);
+      // every address with a minute from the cut on has its row; some lie inside the window, some start before it
+      const fromCut = [...byIp].filter(([, rows]) => rows.some((r) => Math.floor(r.stime / 60) >= firstMinute - 3));
+      expect(sums.length).toBe(fromCut.length);
+      expect(sums.some((r) => Number(r.lo) >= firstMinute)).toBe(true);
+      expect(sums.some((r) => Number(r.lo) < firstMinute)).toBe(true);
+      await expectAll();
+      // counted again on the window's edge: every row the sums' own
+      await runAsync(advanceSumsSteps(firstMinute), db.exec);
+      expect(await count(db, "fw_ip_feature_sums WHERE proxy_host = 'books.test'")).toBe(expected.length);
+      await expectAll();
+      // a cut after the window's start: the minutes are summed as before
+      await runAsync(advanceSumsSteps(firstMinute + 5), db.exec);
+      await expectAll();
+    });
+
+    it('per-address sums kept by the rollup: new chunks, the cut moved minute by minute, and the raw tail on top; each feature equal', async () => {
+      await unroll(db);
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, idOf(minuteEdge(Math.floor(entries.length * 0.5)) - 1), Infinity, firstMinute - 40);
+      await expectAll();
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, idOf(minuteEdge(Math.floor(entries.length * 0.8)) - 1));
+      for (let cut = firstMinute - 40; cut <= firstMinute; cut += 8) await runAsync(advanceSumsSteps(cut), db.exec);
+      const [w] = await db.q<{ value: string }>('SELECT value FROM fw_settings WHERE name = ?', [FEATURE_SUMS_SETTING]);
+      expect(Number(w.value)).toBe(firstMinute);
+      await expectAll();
+      await expectAll({ raw: db.raw });
+      await expectAll({ tailInJsMax: 0, raw: db.raw });
+      // a cut never moves back
+      expect(await runAsync(advanceSumsSteps(firstMinute - 10), db.exec)).toBe(false);
+    });
+
+    it('per-address sums kept incrementally: chunks splitting minutes, several rollups, the cut moving between them; the sums equal sums made anew, each feature equal', async () => {
+      await unroll(db);
+      /** The sums table, and the sums made anew from the minutes from the cut on (as a first cut makes them; rt_sum, a double, to 12 digits: added in another order). */
+      const cols = `proxy_host, ip, lo, hi, n, nonstatic, busy_s, urls, c4xx, c5xx, static, empty_ref, ua_missing, ua_library, ua_bot, agents, head_post, rt_sum, rt_n, night, depth_sum, books, first_stime, last_stime`;
+      const norm = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'proxy_host' || k === 'ip' ? String(v) : k === 'rt_sum' ? Number(Number(v).toPrecision(12)) : Number(v)])));
+      const expectSumsAnew = async () => {
+        const [{ value }] = await db.q<{ value: string }>('SELECT value FROM fw_settings WHERE name = ?', [FEATURE_SUMS_SETTING]);
+        const cut = Number(value);
+        const kept = await db.q<Record<string, unknown>>(`SELECT ${cols} FROM fw_ip_feature_sums ORDER BY proxy_host, ip`);
+        const anew = await db.q<Record<string, unknown>>(
+          `SELECT proxy_host, ip, MIN(minute) AS lo, MAX(minute) AS hi, SUM(n) AS n, SUM(nonstatic) AS nonstatic, SUM(busy_s) AS busy_s, SUM(urls) AS urls, SUM(c4xx) AS c4xx, ` +
+            `SUM(c5xx) AS c5xx, SUM(static) AS static, SUM(empty_ref) AS empty_ref, SUM(ua_missing) AS ua_missing, SUM(ua_library) AS ua_library, SUM(ua_bot) AS ua_bot, MAX(agents) AS agents, ` +
+            `SUM(head_post) AS head_post, SUM(rt_sum) AS rt_sum, SUM(rt_n) AS rt_n, SUM(night) AS night, SUM(depth_sum) AS depth_sum, SUM(books) AS books, MIN(first_stime) AS first_stime, ` +
+            `MAX(last_stime) AS last_stime FROM fw_ip_feature_minutes WHERE minute >= ? GROUP BY proxy_host, ip ORDER BY proxy_host, ip`,
+          [cut],
+        );
+        expect(anew.length).toBeGreaterThan(20);
+        expect(norm(kept)).toEqual(norm(anew));
+      };
+      // the first rollup sets the cut 50 minutes before the window; then rollups of 997 Ids (split minutes, agents added
+      // up in a minute), the cut moving by a few minutes after each (addresses dropped, straddling ones made anew)
+      const steps = [0.3, 0.45, 0.6, 0.75, 0.9].map((f) => idOf(Math.floor(entries.length * f)));
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, steps[0], 997, firstMinute - 50);
+      await expectSumsAnew();
+      let cut = firstMinute - 50;
+      for (const upTo of steps.slice(1)) {
+        await rollTo(db, TRAFFIC_BOOK_PATTERN, upTo, 997);
+        await expectSumsAnew();
+        cut += 12;
+        await runAsync(advanceSumsSteps(cut), db.exec);
+        await expectSumsAnew();
+      }
+      // the rest in one more rollup, the cut on the window's edge: every feature as the minutes alone give it
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, entries.length + 500, 997, firstMinute);
+      await expectSumsAnew();
+      const fromSums = await loadFeatures(db.q, db.dialect, 'books.test', opts);
+      await runAsync(advanceSumsSteps(firstMinute + 200), db.exec); // a cut after the window: no sums row used
+      const fromMinutes = await loadFeatures(db.q, db.dialect, 'books.test', opts);
+      expect(fromSums.size).toBe(expected.length);
+      for (const [ip, v] of fromMinutes) expectSame(fromSums.get(ip)!, v);
     });
 
     it('rolled up in small chunks, and half rolled inside minutes: counts exact, distinct columns overcount only (documented)', async () => {
@@ -378,7 +477,10 @@ function sqlSuite(label: string, open: () => Promise<TestDb>, digits: number) {
 
     it('a rollup with another book pattern counts everything again (the watermark back to 0)', async () => {
       const odd = /^\/(b)ook\//;
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, entries.length + 500, Infinity, firstMinute);
+      expect(await count(db, 'fw_ip_feature_sums')).toBeGreaterThan(0);
       await rollTo(db, odd, entries.length + 500);
+      expect(await count(db, 'fw_ip_feature_sums')).toBe(0); // the sums went with the counters (and come back with the next cut)
       const ips = [...byIp.keys()].slice(0, 40);
       const got = await loadFeatures(db.q, db.dialect, 'books.test', { ...opts, bookPattern: odd, ips });
       for (const ip of ips) if (got.has(ip)) expectSame(got.get(ip)!, featuresOf(byIp.get(ip)!, { ...opts, bookPattern: odd }));

@@ -11,6 +11,7 @@ import { FEATURE_NAMES, NN_HIDDEN_LAYERS } from '../../src/contracts/firewall-tr
 import { featuresOf, toInput } from '../../src/modules/firewall/ip-features.js';
 import { finishChunk, parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { Scorer, trainInWorker, typicalInput, type TrainProgress, type TrainSample } from '../../src/modules/firewall/nn-model.js';
+import { ScoringThread } from '../../src/modules/firewall/nn-score.thread.js';
 import { generateTraffic, prng, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
 
 const START = Date.UTC(2026, 4, 12, 9, 0, 0) / 1000; // 09:00 UTC: daytime
@@ -37,23 +38,64 @@ function samplesOf(seed: number, people: number, bots: number): Array<TrainSampl
 /** Threads of this process (Linux): a worker thread adds some while it runs. */
 const threads = () => readdirSync('/proc/self/task').length;
 
+/** The largest difference between the Scorer (scoreMany, scoreFlat, score) and brain.js run over `inputs`. */
+const worstAgainstBrain = (json: unknown, inputs: number[][]) => {
+  const scorer = new Scorer(json);
+  const net = new brain.NeuralNetwork().fromJSON(JSON.parse(JSON.stringify(json)));
+  const many = scorer.scoreMany(inputs);
+  const flat = scorer.scoreFlat(Float64Array.from(inputs.flat()));
+  expect(many.length).toBe(inputs.length);
+  expect(flat.length).toBe(inputs.length);
+  let worst = 0;
+  inputs.forEach((x, i) => {
+    const want = net.run(x)[0];
+    worst = Math.max(worst, Math.abs(many[i] - want), Math.abs(flat[i] - want), i % 25 === 0 ? Math.abs(scorer.score(x) - want) : 0);
+  });
+  return { worst, many };
+};
+
 describe('Scorer', () => {
-  it('gives the same output as brain.js run (to 1e-6) on random inputs', () => {
+  it('gives the same output as brain.js run (within 1e-9) on random inputs, in batches of any length', () => {
     const rnd = prng(7);
     const net = new brain.NeuralNetwork({ hiddenLayers: [...NN_HIDDEN_LAYERS], activation: 'sigmoid' });
     const data = Array.from({ length: 40 }, () => ({ input: FEATURE_NAMES.map(() => rnd()), output: [rnd() < 0.5 ? 0 : 1] }));
     net.train(data, { iterations: 3 });
-    const json = JSON.parse(JSON.stringify(net.toJSON()));
-    const scorer = new Scorer(json);
-    const again = new brain.NeuralNetwork().fromJSON(json);
-    const inputs = Array.from({ length: 300 }, () => FEATURE_NAMES.map(() => rnd()));
-    const mine = scorer.scoreMany(inputs);
-    let worst = 0;
-    inputs.forEach((x, i) => {
-      worst = Math.max(worst, Math.abs(mine[i] - net.run(x)[0]), Math.abs(mine[i] - again.run(x)[0]));
+    const json = net.toJSON();
+    // 303 inputs: the last batch is short; values outside 0..1 too (the pass must not assume them)
+    const inputs = Array.from({ length: 303 }, (_, i) => FEATURE_NAMES.map(() => (i % 10 === 0 ? rnd() * 8 - 4 : rnd())));
+    const { worst, many } = worstAgainstBrain(json, inputs);
+    expect(worst).toBeLessThan(1e-9);
+    expect(new Set(many.map((v) => v.toFixed(6))).size).toBeGreaterThan(1);
+    for (const n of [1, 2, 3, 5]) expect(worstAgainstBrain(json, inputs.slice(0, n)).worst).toBeLessThan(1e-9);
+  });
+
+  it('ScoringThread: the same scores from the worker thread, for several models, and again after the thread was closed', async () => {
+    const rnd = prng(9);
+    const nets = [1, 2].map(() => {
+      const net = new brain.NeuralNetwork({ hiddenLayers: [...NN_HIDDEN_LAYERS], activation: 'sigmoid' });
+      net.train(Array.from({ length: 30 }, () => ({ input: FEATURE_NAMES.map(() => rnd()), output: [rnd() < 0.5 ? 0 : 1] })), { iterations: 2 });
+      return new Scorer(net.toJSON());
     });
-    expect(worst).toBeLessThan(1e-6);
-    expect(new Set(mine.map((v) => v.toFixed(6))).size).toBeGreaterThan(1);
+    const inputs = Float64Array.from({ length: 1001 * FEATURE_NAMES.length }, () => rnd());
+    const thread = new ScoringThread();
+    try {
+      for (let round = 0; round < 2; round++) {
+        for (const [k, scorer] of nets.entries()) {
+          const want = scorer.scoreFlat(inputs);
+          const copy = Float64Array.from(inputs);
+          const got = await thread.score(`books.test\n${k}`, scorer, copy);
+          expect(copy.length).toBe(0); // transferred
+          expect(Array.from(got)).toEqual(Array.from(want));
+        }
+        // a view into a larger buffer is copied, not transferred
+        const view = new Float64Array(inputs.buffer, 8 * FEATURE_NAMES.length, 10 * FEATURE_NAMES.length);
+        expect(Array.from(await thread.score('books.test\n0', nets[0], view))).toEqual(Array.from(nets[0].scoreFlat(view)));
+        expect(view.length).toBe(10 * FEATURE_NAMES.length);
+        await thread.close(); // the next round starts another thread and sends the weights again
+      }
+    } finally {
+      await thread.close();
+    }
   });
 
   it('refuses what is not a model', () => {
@@ -97,9 +139,8 @@ describe('trainInWorker', () => {
 
     const scorer = new Scorer(model.json);
     // the model from the worker is a brain.js model: brain.js scores it the same
-    const net = new brain.NeuralNetwork().fromJSON(model.json as never);
-    const scores = scorer.scoreMany(held.map((s) => s.input));
-    held.forEach((s, i) => expect(Math.abs(scores[i] - net.run(s.input)[0])).toBeLessThan(1e-6));
+    const { worst, many: scores } = worstAgainstBrain(model.json, held.map((s) => s.input));
+    expect(worst).toBeLessThan(1e-9);
     const right = held.filter((s, i) => (scores[i] >= 0.5 ? 1 : 0) === s.output).length;
     const accuracy = right / held.length;
     expect(accuracy).toBeGreaterThanOrEqual(0.9);

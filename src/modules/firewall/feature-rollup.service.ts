@@ -5,7 +5,8 @@
  * compare-and-set on the watermark, 20,000 Ids per transaction, on MariaDB only Ids seen a minute ago
  * (id-rollup.ts, shared with the traffic rollup). The counting itself (SQL and JS) is ip-features.ts's (rollupChunkSteps), the same
  * code that counts loadFeatures's raw tail. Called by the traffic job every minute
- * (FirewallTrafficService.scheduledRollup), then pruned down to what retention left of the raw rows.
+ * (FirewallTrafficService.scheduledRollup), then pruned down to what retention left of the raw rows. Each
+ * run also moves the per-address sums (fw_ip_feature_sums) along with the scoring window.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -14,7 +15,8 @@ import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { BOOK_URL_CONFIG_TYPE, DEFAULT_BOOK_URL_PATTERN } from '../../contracts/firewall.js';
 import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
 import {
-  ensureSettingSteps, FEATURE_ROLLUP_SETTING, resetOnPatternSteps, rollupChunkSteps, runAsync, runSync, type Step, type Steps,
+  advanceSumsSteps, ensureSettingSteps, FEATURE_ROLLUP_SETTING, resetOnPatternSteps, rollupChunkSteps, runAsync, runSync, SUMS_LAG_MINUTES, windowMinutes,
+  type Step, type Steps,
 } from './ip-features.js';
 import { ROLLUP_CHUNK_IDS, ROLLUP_SETTLE_MS, Serial, SettleWindow, type SqliteHandle, type SqliteStatement } from './id-rollup.js';
 
@@ -59,13 +61,16 @@ export class FeatureRollupService {
     return row ? Number(row.value) || 0 : 0;
   }
 
-  /** Counts new fw_access_log rows into fw_ip_feature_minutes, ROLLUP_CHUNK_IDS Ids per transaction; answers the Ids covered. */
-  rollup(opts: { settleMs?: number; chunkIds?: number } = {}): Promise<{ from: number; to: number }> {
+  /**
+   * Counts new fw_access_log rows into fw_ip_feature_minutes, ROLLUP_CHUNK_IDS Ids per transaction, then
+   * moves the sums' cut with the window of `now` (epoch seconds, default the clock); answers the Ids covered.
+   */
+  rollup(opts: { settleMs?: number; chunkIds?: number; now?: number } = {}): Promise<{ from: number; to: number }> {
     // one at a time per process; a second call waits for the first and runs after it
-    return this.serial.run(() => this.rollupNow(opts.settleMs ?? (this.dialect === 'sqlite' ? 0 : ROLLUP_SETTLE_MS), opts.chunkIds ?? ROLLUP_CHUNK_IDS));
+    return this.serial.run(() => this.rollupNow(opts.settleMs ?? (this.dialect === 'sqlite' ? 0 : ROLLUP_SETTLE_MS), opts.chunkIds ?? ROLLUP_CHUNK_IDS, opts.now));
   }
 
-  private async rollupNow(settleMs: number, chunkIds: number): Promise<{ from: number; to: number }> {
+  private async rollupNow(settleMs: number, chunkIds: number, now?: number): Promise<{ from: number; to: number }> {
     const pattern = await this.bookPattern();
     await this.transaction(ensureSettingSteps(this.dialect));
     if (await this.transaction(resetOnPatternSteps(pattern))) this.log.log('book pattern changed: feature counters are counted again');
@@ -79,6 +84,8 @@ export class FeatureRollupService {
       from = to;
       await new Promise((r) => setImmediate(r));
     }
+    // the per-address sums follow the window (ip-features.ts "Sums")
+    await this.transaction(advanceSumsSteps(windowMinutes({ now }).first - SUMS_LAG_MINUTES));
     return { from: start, to: from };
   }
 
@@ -125,6 +132,8 @@ export class FeatureRollupService {
   async prune(): Promise<number> {
     const [row] = await this.q<{ s: unknown }>('SELECT MIN(stime) AS s FROM fw_access_log');
     const before = row?.s === null || row?.s === undefined ? Math.floor(Date.now() / 60_000) : Math.floor(Number(row.s) / 60);
+    // sums over minutes about to go are made anew from what stays (a cut before `before` is left as it is)
+    await this.transaction(advanceSumsSteps(before, { onlyIfSet: true }));
     const [old] = await this.q<{ m: unknown }>('SELECT MIN(minute) AS m FROM fw_ip_feature_minutes');
     if (old?.m === null || old?.m === undefined) return 0;
     let removed = 0;

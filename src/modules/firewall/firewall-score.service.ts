@@ -5,14 +5,14 @@
  * NN_AUTO_BAN_STATUS, never over the allowlist or an existing rule, per-host threshold or off in cluster
  * configs), their list and undo; the AI report client. Decisions: docs/firewall.md "Neural score".
  */
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, type DataSource, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { FW_MESSAGES } from '../../contracts/firewall-rules.js';
 import {
-  AUTO_BANS_PAGE_SIZE, AutoBanListArgs, FEATURE_WINDOW_S, HostArgs, NN_AUTO_BAN_STATUS, NN_AUTOBAN_CONFIG_TYPE, NN_DECISION_THRESHOLD, NN_SCORE_LIST_MAX, NN_TOP_EFFECTS,
+  AUTO_BANS_PAGE_SIZE, AutoBanListArgs, FEATURE_NAMES, FEATURE_WINDOW_S, HostArgs, NN_AUTO_BAN_STATUS, NN_AUTOBAN_CONFIG_TYPE, NN_DECISION_THRESHOLD, NN_SCORE_LIST_MAX, NN_TOP_EFFECTS,
   NeyronDataArgs, ScoreNowArgs, UndoAutoBanArgs,
   type AiReport, type AutoBanRow, type FeatureVector, type NeyronScore, type ScoreResult,
 } from '../../contracts/firewall-train.js';
@@ -25,6 +25,7 @@ import { NnAutoBanEntity, NnModelEntity, TrainDataEntity } from './firewall-trai
 import { FirewallTrainService, type LoadedModel } from './firewall-train.service.js';
 import { toInput } from './ip-features.js';
 import { typicalInput } from './nn-model.js';
+import { ScoringThread } from './nn-score.thread.js';
 
 /** Effects listed per scored address. */
 /** Addresses the AI report sends (the host's busiest of the window). */
@@ -64,10 +65,12 @@ export function autoBanSettings(values: string[]): Map<string, AutoBanSetting> {
 const nowS = () => Math.floor(Date.now() / 1000);
 
 @Injectable()
-export class FirewallScoreService {
+export class FirewallScoreService implements OnModuleDestroy {
   private readonly log = new Logger('FirewallScore');
   /** Scoring of this instance, one at a time (the worker's runs and scoreNow calls queue). */
   private chain: Promise<unknown> = Promise.resolve();
+  /** The forward pass of whole batches, off the event loop (started on first use). */
+  private thread: ScoringThread | null = null;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -79,6 +82,11 @@ export class FirewallScoreService {
     private readonly rules: FirewallRulesService,
     private readonly configs: CfgConfigsService,
   ) {}
+
+  async onModuleDestroy(): Promise<void> {
+    await this.thread?.close();
+    this.thread = null;
+  }
 
   // ------------------------------------------------------------------------------------------
   // Scores with explanation
@@ -175,7 +183,9 @@ export class FirewallScoreService {
       const ips = seen.slice(i, i + SCORE_BATCH).map((s) => s.ip);
       const feats = await this.train.features(host, ips);
       const list = ips.filter((ip) => feats.has(ip));
-      const scores = model.scorer.scoreMany(list.map((ip) => toInput(feats.get(ip)!)));
+      const inputs = new Float64Array(list.length * FEATURE_NAMES.length);
+      list.forEach((ip, k) => inputs.set(toInput(feats.get(ip)!), k * FEATURE_NAMES.length));
+      const scores = await (this.thread ??= new ScoringThread()).score(`${host}\n${version}`, model.scorer, inputs);
       result.scored += list.length;
       const over = list.map((ip, k) => ({ ip, score: scores[k] })).filter((s) => s.score >= threshold);
       if (!over.length) continue;

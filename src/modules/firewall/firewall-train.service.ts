@@ -23,7 +23,7 @@ import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
 import { FirewallRulesService } from './firewall-rules.service.js';
 import { NnModelEntity, TrainDataEntity } from './firewall-train.entities.js';
 import { FirewallTrafficService } from './firewall-traffic.service.js';
-import { loadFeatures, toInput, type Query } from './ip-features.js';
+import { driverRawQuery, loadFeatures, toInput, type Query, type RawQuery } from './ip-features.js';
 import { Scorer, trainInWorker, typicalInput, type TrainSample } from './nn-model.js';
 
 const refuse = (field: string, message: string) => new AppError(422, message, 'rules', { [field]: message });
@@ -56,6 +56,7 @@ export class FirewallTrainService implements OnModuleDestroy {
   readonly dialect: 'sqlite' | 'mariadb';
   /** Trainings going on in this instance, by host. */
   private readonly running = new Map<string, Running>();
+  private raw: RawQuery | null = null;
   /** Scorers by host, kept while the stored version is the same. */
   private readonly scorers = new Map<string, LoadedModel>();
 
@@ -83,7 +84,7 @@ export class FirewallTrainService implements OnModuleDestroy {
   async features(host: string, ips?: string[]): Promise<Map<string, FeatureVector>> {
     const q: Query = (sql, params) => this.db.query(sql, params);
     const bookPattern = await this.traffic.bookPattern();
-    return loadFeatures(q, this.dialect, host, { bookPattern, ...(ips ? { ips } : {}) });
+    return loadFeatures(q, this.dialect, host, { bookPattern, raw: (this.raw ??= driverRawQuery(this.db)), ...(ips ? { ips } : {}) });
   }
 
   private noRows = (field: string, ip: string, host: string) =>

@@ -14,13 +14,13 @@ import { FirewallTrainService } from './firewall-train.service.js';
 import { FirewallScoreService } from './firewall-score.service.js';
 import { LogParsePool } from './log-parse.pool.js';
 import { WhoisService } from './whois.service.js';
-import { IpFeatureMinuteEntity } from './feature-minutes.entity.js';
+import { IpFeatureMinuteEntity, IpFeatureSumEntity } from './feature-minutes.entity.js';
 import { FeatureRollupService } from './feature-rollup.service.js';
 
 /** Firewall and traffic (000 §2 "Firewall and traffic"): IP rules, block lists, the allowlist. Admin only. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AccessLogEntity, IpMinuteEntity, IpRuleEntity, BlockRuleEntity, LogCursorEntity, FirewallSettingEntity, TrafficHourEntity, TrainDataEntity, NnModelEntity, NnAutoBanEntity, IpFeatureMinuteEntity]),
+    TypeOrmModule.forFeature([AccessLogEntity, IpMinuteEntity, IpRuleEntity, BlockRuleEntity, LogCursorEntity, FirewallSettingEntity, TrafficHourEntity, TrainDataEntity, NnModelEntity, NnAutoBanEntity, IpFeatureMinuteEntity, IpFeatureSumEntity]),
     SrvModule,
     CfgConfigsModule,
   ],

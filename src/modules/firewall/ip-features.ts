@@ -44,10 +44,35 @@
  * "Feature counters"); the same holds for a minute split between the stored part and the raw tail.
  */
 import { createHash } from 'node:crypto';
+import type { DataSource } from 'typeorm';
 import { FEATURE_NAMES, FEATURE_WINDOW_S, type FeatureName, type FeatureVector } from '../../contracts/firewall-train.js';
 
 /** A query on the app's database: `?` placeholders, answers the rows (TypeORM `DataSource.query` fits). */
 export type Query = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
+/**
+ * The same, answering each row as the array of its selected columns in order: for the queries of many
+ * rows (a whole host's addresses), where making an object per row is most of the cost.
+ */
+export type RawQuery = (sql: string, params?: unknown[]) => Promise<unknown[][]>;
+
+/** A RawQuery over a Query (an object's values are in the order of its columns). */
+export const rawOf = (q: Query): RawQuery => async (sql, params) => (await q(sql, params)).map((r) => Object.values(r as object));
+
+/** A RawQuery on the driver under TypeORM: better-sqlite3's `raw()` statements, mysql2's `rowsAsArray`. */
+export function driverRawQuery(ds: DataSource): RawQuery {
+  if (ds.options.type === 'better-sqlite3') {
+    const db = (ds.driver as unknown as { databaseConnection: { prepare(sql: string): { raw(on: boolean): { all(...p: unknown[]): unknown[][] } } } }).databaseConnection;
+    return async (sql, params = []) => db.prepare(sql).raw(true).all(...params);
+  }
+  const driver = ds.driver as unknown as { pool?: RawPool };
+  return (sql, params = []) => new Promise((resolve, reject) => {
+    if (!driver.pool) return reject(new Error('The database is not connected'));
+    driver.pool.query({ sql, values: params, rowsAsArray: true }, (err, rows) => (err ? reject(err) : resolve(rows as unknown[][])));
+  });
+}
+interface RawPool {
+  query(opts: { sql: string; values: unknown[]; rowsAsArray: boolean }, cb: (err: Error | null, rows: unknown) => void): void;
+}
 
 export interface FeatureOptions {
   /** Book pages: the first group of this pattern on the URL is the book (e.g. /\/book\/(\d+)/). */
@@ -151,15 +176,31 @@ const emptyCounters = (): MinuteCounters => ({
 });
 
 /**
- * The counts behind one address's vector: the sums of its minutes' counters, except `agents` (the largest
- * of one minute) and first/last (the oldest and newest second).
+ * The counts behind one address's vector: the sums of its minutes' counters, except `agents`
+ * (the largest of one minute) and first/last (the oldest and newest second).
  */
 type Agg = MinuteCounters;
-const SUMMED = COUNTER_COLUMNS.filter((c) => c !== 'agents' && c !== 'first_stime' && c !== 'last_stime');
 
 /** Adds one minute's counters to an address's sums. */
 function addMinute(a: Agg, c: MinuteCounters) {
-  for (const k of SUMMED) a[k] += c[k];
+  // the summed columns, spelled out (a keyed loop over their names is several times slower on a whole host)
+  a.n += c.n;
+  a.nonstatic += c.nonstatic;
+  a.busy_s += c.busy_s;
+  a.urls += c.urls;
+  a.c4xx += c.c4xx;
+  a.c5xx += c.c5xx;
+  a.static += c.static;
+  a.empty_ref += c.empty_ref;
+  a.ua_missing += c.ua_missing;
+  a.ua_library += c.ua_library;
+  a.ua_bot += c.ua_bot;
+  a.head_post += c.head_post;
+  a.rt_sum += c.rt_sum;
+  a.rt_n += c.rt_n;
+  a.night += c.night;
+  a.depth_sum += c.depth_sum;
+  a.books += c.books;
   if (c.agents > a.agents) a.agents = c.agents;
   if (c.first_stime < a.first_stime) a.first_stime = c.first_stime;
   if (c.last_stime > a.last_stime) a.last_stime = c.last_stime;
@@ -167,28 +208,32 @@ function addMinute(a: Agg, c: MinuteCounters) {
 
 /** The one place where counters become the vector (the table in the header). */
 function vectorOf(a: Agg): FeatureVector {
-  const v = {} as FeatureVector;
-  for (const name of FEATURE_NAMES) v[name] = 0;
   const n = a.n;
-  if (!n) return v;
+  if (!n) {
+    const zero = {} as FeatureVector;
+    for (const name of FEATURE_NAMES) zero[name] = 0;
+    return zero;
+  }
   const minutes = Math.max(1, (a.last_stime - a.first_stime) / 60);
-  v.rate = logScale(n / minutes, RATE_CAP);
-  v.burst = a.nonstatic ? clamp01((a.nonstatic - a.busy_s) / a.nonstatic) : 0;
-  v.distinct_urls = clamp01(a.urls / n);
-  v.share_4xx = clamp01(a.c4xx / n);
-  v.share_5xx = clamp01(a.c5xx / n);
-  v.share_static = clamp01(a.static / n);
-  v.empty_ref = clamp01(a.empty_ref / n);
-  v.ua_missing = clamp01(a.ua_missing / n);
-  v.ua_library = clamp01(a.ua_library / n);
-  v.ua_bot = clamp01(a.ua_bot / n);
-  v.agents_per_ip = clamp01((a.agents - 1) / (AGENTS_CAP - 1));
-  v.head_post = clamp01(a.head_post / n);
-  v.request_time = a.rt_n ? logScale((a.rt_sum / a.rt_n) * 1000, RT_CAP_MS) : 0;
-  v.night = clamp01(a.night / n);
-  v.url_depth = clamp01(a.depth_sum / n / DEPTH_CAP);
-  v.books_per_min = logScale(a.books / minutes, BOOKS_CAP);
-  return v;
+  // keys in FEATURE_NAMES order
+  return {
+    rate: logScale(n / minutes, RATE_CAP),
+    burst: a.nonstatic ? clamp01((a.nonstatic - a.busy_s) / a.nonstatic) : 0,
+    distinct_urls: clamp01(a.urls / n),
+    share_4xx: clamp01(a.c4xx / n),
+    share_5xx: clamp01(a.c5xx / n),
+    share_static: clamp01(a.static / n),
+    empty_ref: clamp01(a.empty_ref / n),
+    ua_missing: clamp01(a.ua_missing / n),
+    ua_library: clamp01(a.ua_library / n),
+    ua_bot: clamp01(a.ua_bot / n),
+    agents_per_ip: clamp01((a.agents - 1) / (AGENTS_CAP - 1)),
+    head_post: clamp01(a.head_post / n),
+    request_time: a.rt_n ? logScale((a.rt_sum / a.rt_n) * 1000, RT_CAP_MS) : 0,
+    night: clamp01(a.night / n),
+    url_depth: clamp01(a.depth_sum / n / DEPTH_CAP),
+    books_per_min: logScale(a.books / minutes, BOOKS_CAP),
+  };
 }
 
 /** '/' in the path part of a URL (before '?'). */
@@ -215,53 +260,76 @@ function bookOf(re: RegExp, url: string): string | null {
   return m && m[1] != null ? m[1] : null;
 }
 
-/** Feature vector of one address from its rows in memory (any order); rows outside the window are ignored. */
-export function featuresOf(rows: FeatureRow[], opts: FeatureOptions): FeatureVector {
-  const { first, last } = windowMinutes(opts);
-  interface Minute { c: MinuteCounters; urls: Set<string>; seconds: Set<number>; agents: Set<string>; books: Set<string> }
-  const minutes = new Map<number, Minute>();
+/** One address's minute being counted in memory: the counters and the distinct values behind them. */
+interface MinuteTally {
+  c: MinuteCounters & { ip: string; minute: number };
+  urls: Set<string>;
+  seconds: Set<number>;
+  agents: Set<string>;
+  books: Set<string>;
+}
+
+/**
+ * Rows in memory counted per (address, minute) in [first, last] as the rollup counts them in SQL
+ * (minuteGroupSteps): keyed `ip\nminute` (ip '' for rows without one); rows outside are ignored.
+ */
+function countMinutes(rows: Iterable<FeatureRow>, bookPattern: RegExp, first: number, last: number): Map<string, MinuteCounters & { ip: string; minute: number }> {
+  const minutes = new Map<string, MinuteTally>();
   for (const r of rows) {
-    const m = Math.floor(r.stime / 60);
+    const stime = Number(r.stime);
+    const m = Math.floor(stime / 60);
     if (m < first || m > last) continue;
-    let x = minutes.get(m);
-    if (!x) minutes.set(m, (x = { c: emptyCounters(), urls: new Set(), seconds: new Set(), agents: new Set(), books: new Set() }));
+    const ip = r.ip == null ? '' : String(r.ip);
+    const key = `${ip}\n${m}`;
+    let x = minutes.get(key);
+    if (!x) minutes.set(key, (x = { c: { ...emptyCounters(), ip, minute: m }, urls: new Set(), seconds: new Set(), agents: new Set(), books: new Set() }));
     const c = x.c;
+    const url = String(r.url);
+    const code = Number(r.code);
     c.n++;
-    if (r.stime < c.first_stime) c.first_stime = r.stime;
-    if (r.stime > c.last_stime) c.last_stime = r.stime;
+    if (stime < c.first_stime) c.first_stime = stime;
+    if (stime > c.last_stime) c.last_stime = stime;
     if (r.tag === 'static') c.static++;
     else {
       c.nonstatic++;
-      x.seconds.add(r.stime);
+      x.seconds.add(stime);
     }
-    x.urls.add(r.url);
-    if (r.code >= 400 && r.code <= 499) c.c4xx++;
-    else if (r.code >= 500 && r.code <= 599) c.c5xx++;
+    x.urls.add(url);
+    if (code >= 400 && code <= 499) c.c4xx++;
+    else if (code >= 500 && code <= 599) c.c5xx++;
     if (!r.ref || r.ref === '-') c.empty_ref++;
     if (r.method === 'HEAD' || r.method === 'POST') c.head_post++;
     if (r.request_time != null) {
-      c.rt_sum += r.request_time;
+      c.rt_sum += Number(r.request_time);
       c.rt_n++;
     }
-    if (((r.stime % 86400) + 86400) % 86400 < NIGHT_END_S) c.night++;
-    c.depth_sum += depthOf(r.url);
-    const agent = r.agent ?? '';
+    if (((stime % 86400) + 86400) % 86400 < NIGHT_END_S) c.night++;
+    c.depth_sum += depthOf(url);
+    const agent = r.agent == null ? '' : String(r.agent);
     x.agents.add(agent);
     const k = agentClass(agent);
     if (k === 0) c.ua_missing++;
     if (k & 1) c.ua_library++;
     if (k & 2) c.ua_bot++;
-    const b = bookOf(opts.bookPattern, r.url);
+    const b = bookOf(bookPattern, url);
     if (b !== null) x.books.add(b);
   }
-  const a = emptyCounters();
-  for (const x of minutes.values()) {
+  const out = new Map<string, MinuteCounters & { ip: string; minute: number }>();
+  for (const [key, x] of minutes) {
     x.c.busy_s = x.seconds.size;
     x.c.urls = x.urls.size;
     x.c.agents = x.agents.size;
     x.c.books = x.books.size;
-    addMinute(a, x.c);
+    out.set(key, x.c);
   }
+  return out;
+}
+
+/** Feature vector of one address from its rows in memory (any order); rows outside the window are ignored. */
+export function featuresOf(rows: FeatureRow[], opts: FeatureOptions): FeatureVector {
+  const { first, last } = windowMinutes(opts);
+  const a = emptyCounters();
+  for (const c of countMinutes(rows.map((r) => ({ ...r, ip: '' })), opts.bookPattern, first, last).values()) addMinute(a, c);
   return vectorOf(a);
 }
 
@@ -338,6 +406,14 @@ const num = (v: unknown) => (v == null ? 0 : Number(v));
 export const FEATURE_ROLLUP_SETTING = 'feature_rollup_id';
 /** fw_settings row: the key (patternKey) of the book pattern the stored `books` were counted with. */
 export const FEATURE_BOOKS_SETTING = 'feature_rollup_books';
+/** fw_settings row: the sums' cut minute (fw_ip_feature_sums, see "Sums" below; 0: no sums yet). */
+export const FEATURE_SUMS_SETTING = 'feature_sums_from';
+/** The rollup keeps the sums' cut this many minutes before the window's first minute (a caller's clock a little behind still finds them). */
+export const SUMS_LAG_MINUTES = 3;
+/** A cut moving by more minutes than this makes the sums anew in one statement instead of per address. */
+const SUMS_REBUILD_MINUTES = 90;
+/** loadFeatures counts a raw tail of at most this many Ids in JS (one plain SELECT), a longer one in SQL (minuteGroupSteps). */
+export const TAIL_IN_JS_MAX = 100_000;
 /** Counter rows per INSERT statement of the rollup. */
 const UPSERT_ROWS = 500;
 /** loadFeatures reads the raw tail by Id range when it has at most this many Ids, else by (host, time). */
@@ -462,7 +538,11 @@ export function* minuteGroupSteps(dialect: 'sqlite' | 'mariadb', table: string, 
 
 /** The rollup's fw_settings rows, made if missing (watermark 0, no book pattern yet). */
 export function* ensureSettingSteps(dialect: 'sqlite' | 'mariadb'): Steps<void> {
-  yield { sql: `INSERT ${dialect === 'sqlite' ? 'OR IGNORE' : 'IGNORE'} INTO fw_settings (name, value) VALUES (?, ?), (?, ?)`, params: [FEATURE_ROLLUP_SETTING, '0', FEATURE_BOOKS_SETTING, ''], write: true };
+  yield {
+    sql: `INSERT ${dialect === 'sqlite' ? 'OR IGNORE' : 'IGNORE'} INTO fw_settings (name, value) VALUES (?, ?), (?, ?), (?, ?)`,
+    params: [FEATURE_ROLLUP_SETTING, '0', FEATURE_BOOKS_SETTING, '', FEATURE_SUMS_SETTING, '0'],
+    write: true,
+  };
 }
 
 /**
@@ -477,7 +557,8 @@ export function* resetOnPatternSteps(bookPattern: RegExp): Steps<boolean> {
   const changed = yield { sql: 'UPDATE fw_settings SET value = ? WHERE name = ? AND value = ?', params: [key, FEATURE_BOOKS_SETTING, row.value], write: true };
   if (changed !== 1) return false;
   yield { sql: 'DELETE FROM fw_ip_feature_minutes', params: [], write: true };
-  yield { sql: 'UPDATE fw_settings SET value = ? WHERE name = ?', params: ['0', FEATURE_ROLLUP_SETTING], write: true };
+  yield { sql: 'DELETE FROM fw_ip_feature_sums', params: [], write: true };
+  yield { sql: 'UPDATE fw_settings SET value = ? WHERE name IN (?, ?)', params: ['0', FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING], write: true };
   return true;
 }
 
@@ -499,6 +580,11 @@ export function* rollupChunkSteps(dialect: 'sqlite' | 'mariadb', from: number, t
     if (c === 'last_stime') return `${c} = ${sqlite ? 'MAX' : 'GREATEST'}(${c}, ${ex})`;
     return `${c} = ${c} + ${ex}`;
   }).join(', ');
+  // the sums' cut, and the stored agents of the chunk's minutes from the cut on (read before the counts are added: a
+  // minute's new agents is its stored one + the chunk's, and the sums keep the most of one minute)
+  const cut = yield* sumsCutStep();
+  const kept = cut > 0 ? groups.filter((g) => g.minute >= cut) : [];
+  const storedAgents = yield* storedAgentsSteps(kept);
   const row = `(${cols.map(() => '?').join(', ')})`;
   for (let i = 0; i < groups.length; i += UPSERT_ROWS) {
     const part = groups.slice(i, i + UPSERT_ROWS);
@@ -510,6 +596,129 @@ export function* rollupChunkSteps(dialect: 'sqlite' | 'mariadb', from: number, t
       write: true,
     };
   }
+  // the sums of the addresses with minutes from the cut on: the chunk's counts added (sumsAddSteps)
+  yield* sumsAddSteps(dialect, kept, storedAgents);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sums: fw_ip_feature_sums holds, per (host, address), its counter minutes of fw_ip_feature_minutes from
+// the cut minute on (fw_settings FEATURE_SUMS_SETTING) added up as loadFeatures adds them (addMinute:
+// sums; agents the most of one minute; first/last the oldest and newest second), with the oldest and
+// newest minute added (lo, hi); every address with a minute from the cut on has its row. The rollup
+// keeps them so in the same transaction as the minutes (rollupChunkSteps), incrementally: each chunk's
+// counts are added to the rows (sumsAddSteps, an UPSERT), never made anew from all minutes. It moves the
+// cut to SUMS_LAG_MINUTES before the window's first minute every run (advanceSumsSteps): rows with no
+// minute from the new cut on are dropped, only those with minutes on both sides are made anew. An address whose lo and
+// hi lie in a window is then one row; the others (minutes before the window's start, or a window ending
+// before hi) are summed from their minutes.
+
+/** The sums' cut minute (0: none). */
+function* sumsCutStep(): Steps<number> {
+  const [row] = (yield { sql: 'SELECT value FROM fw_settings WHERE name = ?', params: [FEATURE_SUMS_SETTING] }) as Array<{ value: string }>;
+  return row ? Number(row.value) || 0 : 0;
+}
+
+/** The select list that adds counter minutes up (addMinute in SQL). */
+const SUM_SELECT = COUNTER_COLUMNS.map((c) => (c === 'agents' || c === 'last_stime' ? `MAX(${c}) AS ${c}` : c === 'first_stime' ? `MIN(${c}) AS ${c}` : `SUM(${c}) AS ${c}`)).join(', ');
+const SUMS_INSERT = `INSERT INTO fw_ip_feature_sums (proxy_host, ip, lo, hi, ${COUNTER_COLUMNS.join(', ')}) SELECT proxy_host, ip, MIN(minute), MAX(minute), ${SUM_SELECT} FROM fw_ip_feature_minutes`;
+
+/** The sums of these addresses of a host made anew from their minutes from `cut` on. */
+function* sumsOfSteps(host: string, ips: string[], cut: number): Steps<void> {
+  for (let i = 0; i < ips.length; i += IP_CHUNK) {
+    const part = ips.slice(i, i + IP_CHUNK);
+    const list = part.map(() => '?').join(', ');
+    yield { sql: `DELETE FROM fw_ip_feature_sums WHERE proxy_host = ? AND ip IN (${list})`, params: [host, ...part], write: true };
+    yield { sql: `${SUMS_INSERT} WHERE proxy_host = ? AND ip IN (${list}) AND minute >= ? GROUP BY proxy_host, ip`, params: [host, ...part, cut], write: true };
+  }
+}
+
+/** The stored `agents` of the minutes of these groups (key groupKey; a minute not stored yet: absent). */
+function* storedAgentsSteps(groups: MinuteGroup[]): Steps<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (!groups.length) return out;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const g of groups) {
+    if (g.minute < lo) lo = g.minute;
+    if (g.minute > hi) hi = g.minute;
+  }
+  // the chunk's minute range: mostly new minutes, so only the rows of the minute the last chunk ended in
+  const rows = (yield { sql: 'SELECT proxy_host AS h, minute AS m, ip, agents FROM fw_ip_feature_minutes WHERE minute >= ? AND minute <= ?', params: [lo, hi] }) as Array<{ h: string; m: unknown; ip: string; agents: unknown }>;
+  for (const r of rows) out.set(groupKey(String(r.h), num(r.m), String(r.ip)), num(r.agents));
+  return out;
+}
+
+/**
+ * Adds a chunk's minute groups (minutes from the cut on) to the sums (UPSERT): the summed columns added,
+ * agents the most of one minute (a minute's stored agents + the chunk's: distinct counts of a split minute
+ * add up, as in fw_ip_feature_minutes), first/last and lo/hi the oldest and newest. Equal to the sums made
+ * anew from the minutes (SUMS_INSERT), row by row.
+ */
+function* sumsAddSteps(dialect: 'sqlite' | 'mariadb', groups: MinuteGroup[], storedAgents: Map<string, number>): Steps<void> {
+  if (!groups.length) return;
+  const byIp = new Map<string, { host: string; ip: string; lo: number; hi: number; a: Agg }>();
+  for (const g of groups) {
+    const k = `${g.host}\n${g.ip}`;
+    let s = byIp.get(k);
+    if (!s) byIp.set(k, (s = { host: g.host, ip: g.ip, lo: g.minute, hi: g.minute, a: emptyCounters() }));
+    const c = g.c;
+    const agents = (storedAgents.get(groupKey(g.host, g.minute, g.ip)) ?? 0) + c.agents;
+    addMinute(s.a, agents === c.agents ? c : { ...c, agents });
+    if (g.minute < s.lo) s.lo = g.minute;
+    if (g.minute > s.hi) s.hi = g.minute;
+  }
+  const sqlite = dialect === 'sqlite';
+  const least = sqlite ? 'MIN' : 'LEAST';
+  const greatest = sqlite ? 'MAX' : 'GREATEST';
+  const ex = (c: string) => (sqlite ? `excluded.${c}` : `VALUES(${c})`);
+  const update = ['lo', 'hi', ...COUNTER_COLUMNS].map((c) => {
+    if (c === 'lo' || c === 'first_stime') return `${c} = ${least}(${c}, ${ex(c)})`;
+    if (c === 'hi' || c === 'last_stime' || c === 'agents') return `${c} = ${greatest}(${c}, ${ex(c)})`;
+    return `${c} = ${c} + ${ex(c)}`;
+  }).join(', ');
+  const cols = ['proxy_host', 'ip', 'lo', 'hi', ...COUNTER_COLUMNS];
+  const row = `(${cols.map(() => '?').join(', ')})`;
+  const all = [...byIp.values()];
+  for (let i = 0; i < all.length; i += UPSERT_ROWS) {
+    const part = all.slice(i, i + UPSERT_ROWS);
+    yield {
+      sql:
+        `INSERT INTO fw_ip_feature_sums (${cols.join(', ')}) VALUES ${part.map(() => row).join(', ')} ` +
+        (sqlite ? `ON CONFLICT (proxy_host, ip) DO UPDATE SET ${update}` : `ON DUPLICATE KEY UPDATE ${update}`),
+      params: part.flatMap((s) => [s.host, s.ip, s.lo, s.hi, ...COUNTER_COLUMNS.map((c) => s.a[c])]),
+      write: true,
+    };
+  }
+}
+
+/**
+ * Moves the sums' cut forward to `cut` (never back): the addresses with minutes between the old cut and
+ * the new one get their sums made anew from the new cut on; a first cut, or one far behind, makes every
+ * sum anew (unless `onlyIfSet`). Compare-and-set on the setting (false: already there, not set with
+ * `onlyIfSet`, or another instance moved it).
+ */
+export function* advanceSumsSteps(cut: number, opts: { onlyIfSet?: boolean } = {}): Steps<boolean> {
+  const old = yield* sumsCutStep();
+  if (old > 0 ? cut <= old : opts.onlyIfSet) return false;
+  const changed = yield { sql: 'UPDATE fw_settings SET value = ? WHERE name = ? AND value = ?', params: [String(cut), FEATURE_SUMS_SETTING, String(old)], write: true };
+  if (changed !== 1) return false;
+  if (old <= 0 || cut - old > SUMS_REBUILD_MINUTES) {
+    yield { sql: 'DELETE FROM fw_ip_feature_sums', params: [], write: true };
+    yield { sql: `${SUMS_INSERT} WHERE minute >= ? GROUP BY proxy_host, ip`, params: [cut], write: true };
+    return true;
+  }
+  // addresses with no minute from the new cut on: dropped; those with minutes on both sides: made anew from the cut on
+  yield { sql: 'DELETE FROM fw_ip_feature_sums WHERE hi < ?', params: [cut], write: true };
+  const rows = (yield { sql: 'SELECT proxy_host AS h, ip FROM fw_ip_feature_sums WHERE lo < ?', params: [cut] }) as Array<{ h: string; ip: string }>;
+  const byHost = new Map<string, string[]>();
+  for (const r of rows) {
+    const h = String(r.h);
+    let l = byHost.get(h);
+    if (!l) byHost.set(h, (l = []));
+    l.push(String(r.ip));
+  }
+  for (const [host, ips] of byHost) yield* sumsOfSteps(host, ips, cut);
   return true;
 }
 
@@ -522,38 +731,69 @@ export function* rollupChunkSteps(dialect: 'sqlite' | 'mariadb', from: number, t
  * every address with rows in the window's minutes, or only `ips` (addresses without rows are left out).
  * Equal to featuresOf on the same rows (see the header for the one approximation of split minutes).
  */
-export async function loadFeatures(q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: FeatureOptions & { ips?: string[] }): Promise<Map<string, FeatureVector>> {
+export async function loadFeatures(
+  q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: FeatureOptions & { ips?: string[]; tailInJsMax?: number; raw?: RawQuery },
+): Promise<Map<string, FeatureVector>> {
+  const x = { tailInJsMax: opts.tailInJsMax ?? TAIL_IN_JS_MAX, raw: opts.raw ?? rawOf(q) };
   const win = windowMinutes(opts);
   const out = new Map<string, FeatureVector>();
   const h = host.toLowerCase();
   if (opts.ips) {
     const ips = [...new Set(opts.ips)];
-    for (let i = 0; i < ips.length; i += IP_CHUNK) for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, ips.slice(i, i + IP_CHUNK))) out.set(ip, vectorOf(a));
-  } else for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, null)) out.set(ip, vectorOf(a));
+    for (let i = 0; i < ips.length; i += IP_CHUNK) for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, ips.slice(i, i + IP_CHUNK), x)) out.set(ip, vectorOf(a));
+  } else for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, null, x)) out.set(ip, vectorOf(a));
   return out;
 }
 
 interface RollupState {
   w: number;
   books: string;
+  sums: number;
   maxId: number;
 }
 
 async function rollupState(q: Query): Promise<RollupState> {
-  const rows = await q<{ name: string; value: string }>('SELECT name, value FROM fw_settings WHERE name IN (?, ?)', [FEATURE_ROLLUP_SETTING, FEATURE_BOOKS_SETTING]);
+  const rows = await q<{ name: string; value: string }>('SELECT name, value FROM fw_settings WHERE name IN (?, ?, ?)', [FEATURE_ROLLUP_SETTING, FEATURE_BOOKS_SETTING, FEATURE_SUMS_SETTING]);
   const [m] = await q<{ m: unknown }>('SELECT MAX(Id) AS m FROM fw_access_log');
   const get = (n: string) => rows.find((r) => r.name === n)?.value;
-  return { w: Number(get(FEATURE_ROLLUP_SETTING) ?? 0) || 0, books: get(FEATURE_BOOKS_SETTING) ?? '', maxId: num(m?.m) };
+  return { w: Number(get(FEATURE_ROLLUP_SETTING) ?? 0) || 0, books: get(FEATURE_BOOKS_SETTING) ?? '', sums: Number(get(FEATURE_SUMS_SETTING) ?? 0) || 0, maxId: num(m?.m) };
+}
+
+/** Raw rows of (ip, stime, method, url, code, ref, agent, request_time, tag). */
+function* tailRows(rows: unknown[][]): Generator<FeatureRow> {
+  for (const r of rows) {
+    yield {
+      ip: r[0] as string, stime: r[1] as number, method: r[2] as string, url: r[3] as string, code: r[4] as number, ref: r[5] as string | null,
+      agent: r[6] as string | null, request_time: r[7] as number | null, tag: r[8] as string,
+    };
+  }
+}
+
+/** A raw row's counters (COUNTER_COLUMNS from column `at` on, in that order) as an Agg. */
+function aggOf(r: unknown[], at: number): Agg {
+  return {
+    n: num(r[at]), nonstatic: num(r[at + 1]), busy_s: num(r[at + 2]), urls: num(r[at + 3]), c4xx: num(r[at + 4]), c5xx: num(r[at + 5]), static: num(r[at + 6]),
+    empty_ref: num(r[at + 7]), ua_missing: num(r[at + 8]), ua_library: num(r[at + 9]), ua_bot: num(r[at + 10]), agents: num(r[at + 11]), head_post: num(r[at + 12]),
+    rt_sum: num(r[at + 13]), rt_n: num(r[at + 14]), night: num(r[at + 15]), depth_sum: num(r[at + 16]), books: num(r[at + 17]), first_stime: num(r[at + 18]),
+    last_stime: num(r[at + 19]),
+  };
 }
 
 /**
- * Sums of one host's addresses: S = counter rows of the window's minutes (rows with Id <= watermark) + T =
- * raw rows with Id > watermark in the window's seconds, grouped per minute (minuteGroupSteps) and added
- * minute by minute. A minute in both: its agents = stored + tail (as the rollup would add them), looked up
- * for the tail's minutes. Stored books counted with another pattern: books from the raw rows instead. The
- * watermark is read again at the end: a rollup that moved it meanwhile (S and T overlapping) means a retry.
+ * Sums of one host's addresses: S = the rolled-up counters of the window's minutes (rows with Id <=
+ * watermark) + T = raw rows with Id > watermark in the window's seconds, counted per minute and added
+ * minute by minute. S: when the sums' cut lies at or before the window's first minute, an address's
+ * sums row where its lo and hi lie in the window, else its minutes summed (see "Sums"); otherwise every
+ * minute row of the window summed per address. T: counted in JS from the plain rows when it has at
+ * most `tailInJsMax` Ids (countMinutes, as featuresOf), else grouped in SQL (minuteGroupSteps). A minute
+ * in both: its agents = stored + tail (as the rollup would add them), looked up for the tail's minutes.
+ * Stored books counted with another pattern: books from the raw rows instead. The rollup state is read
+ * again at the end: a rollup that moved it meanwhile (S and T overlapping) means a retry.
  */
-async function loadAggs(q: Query, dialect: 'sqlite' | 'mariadb', host: string, win: { first: number; last: number }, bookPattern: RegExp, ips: string[] | null): Promise<Map<string, Agg>> {
+async function loadAggs(
+  q: Query, dialect: 'sqlite' | 'mariadb', host: string, win: { first: number; last: number }, bookPattern: RegExp, ips: string[] | null,
+  { tailInJsMax, raw }: { tailInJsMax: number; raw: RawQuery },
+): Promise<Map<string, Agg>> {
   if (ips && !ips.length) return new Map();
   const inList = ips ? ` AND ip IN (${ips.map(() => '?').join(', ')})` : '';
   const ipParams = ips ?? [];
@@ -563,36 +803,48 @@ async function loadAggs(q: Query, dialect: 'sqlite' | 'mariadb', host: string, w
   for (let attempt = 0; ; attempt++) {
     const st = await rollupState(q);
     const aggs = new Map<string, Agg>();
-    const sums = COUNTER_COLUMNS.map((c) => (c === 'agents' || c === 'last_stime' ? `MAX(${c}) AS ${c}` : c === 'first_stime' ? `MIN(${c}) AS ${c}` : `SUM(${c}) AS ${c}`)).join(', ');
-    if (st.w > 0) {
-      const rows = await q<Record<string, unknown>>(
-        `SELECT ip, ${sums} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute >= ? AND minute <= ?${inList} GROUP BY ip`,
-        [host, win.first, win.last, ...ipParams],
-      );
+    if (st.w > 0 && st.sums > 0 && st.sums <= win.first) {
+      const rows = await raw(`SELECT ip, lo, hi, ${COUNTER_COLUMNS.join(', ')} FROM fw_ip_feature_sums WHERE proxy_host = ? AND hi >= ?${inList}`, [host, win.first, ...ipParams]);
+      const partial: string[] = [];
       for (const r of rows) {
-        const a = emptyCounters();
-        for (const k of COUNTER_COLUMNS) a[k] = num(r[k]);
-        aggs.set(String(r.ip), a);
+        if (num(r[1]) >= win.first && num(r[2]) <= win.last) aggs.set(String(r[0]), aggOf(r, 3));
+        else partial.push(String(r[0]));
       }
+      for (let i = 0; i < partial.length; i += IP_CHUNK) {
+        const part = partial.slice(i, i + IP_CHUNK);
+        const sums = await raw(
+          `SELECT ip, ${SUM_SELECT} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND ip IN (${part.map(() => '?').join(', ')}) AND minute >= ? AND minute <= ? GROUP BY ip`,
+          [host, ...part, win.first, win.last],
+        );
+        for (const r of sums) aggs.set(String(r[0]), aggOf(r, 1));
+      }
+    } else if (st.w > 0) {
+      const rows = await raw(`SELECT ip, ${SUM_SELECT} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute >= ? AND minute <= ?${inList} GROUP BY ip`, [host, win.first, win.last, ...ipParams]);
+      for (const r of rows) aggs.set(String(r[0]), aggOf(r, 1));
     }
     if (st.maxId > st.w) {
       const byId = st.maxId - st.w <= TAIL_BY_ID_MAX;
       // by Id: the primary key (SQLite: the rowid, which NOT INDEXED still uses); else the (host, stime) index
       const table = byId ? (dialect === 'sqlite' ? 'fw_access_log NOT INDEXED' : 'fw_access_log FORCE INDEX (PRIMARY)') : 'fw_access_log';
-      const tail = await runAsync(minuteGroupSteps(dialect, table, `proxy_host = ? AND Id > ? AND stime >= ? AND stime < ?${inList}`, [host, st.w, fromS, toS, ...ipParams], bookPattern), exec);
+      const where = `proxy_host = ? AND Id > ? AND stime >= ? AND stime < ?${inList}`;
+      const params = [host, st.w, fromS, toS, ...ipParams];
+      const tail: Array<MinuteCounters & { ip: string; minute: number }> = st.maxId - st.w <= tailInJsMax
+        ? [...countMinutes(tailRows(await raw(`SELECT ip, stime, method, url, code, ref, agent, request_time, tag FROM ${table} WHERE ${where}`, params)), bookPattern, win.first, win.last).values()]
+        : [...(await runAsync(minuteGroupSteps(dialect, table, where, params, bookPattern), exec)).values()].map((g) => ({ ...g.c, ip: g.ip, minute: g.minute }));
       const stored = new Map<string, number>();
-      if (tail.size && aggs.size) {
-        const minutes = [...new Set([...tail.values()].map((g) => g.minute))];
+      if (tail.length && aggs.size) {
+        const minutes = [...new Set(tail.map((g) => g.minute))];
         const rows = await q<{ ip: string; minute: unknown; agents: unknown }>(
           `SELECT ip, minute, agents FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute IN (${minutes.map(() => '?').join(', ')})${inList}`,
           [host, ...minutes, ...ipParams],
         );
         for (const r of rows) stored.set(`${r.ip}\n${num(r.minute)}`, num(r.agents));
       }
-      for (const g of tail.values()) {
+      for (const g of tail) {
         let a = aggs.get(g.ip);
         if (!a) aggs.set(g.ip, (a = emptyCounters()));
-        addMinute(a, { ...g.c, agents: g.c.agents + (stored.get(`${g.ip}\n${g.minute}`) ?? 0) });
+        g.agents += stored.get(`${g.ip}\n${g.minute}`) ?? 0;
+        addMinute(a, g);
       }
     }
     if (st.w > 0 && st.books !== patternKey(bookPattern)) {
@@ -603,6 +855,8 @@ async function loadAggs(q: Query, dialect: 'sqlite' | 'mariadb', host: string, w
         if (a) a.books += set.size;
       }
     }
-    if (attempt >= 4 || (await rollupState(q)).w === st.w) return aggs;
+    if (attempt >= 4) return aggs;
+    const again = await rollupState(q);
+    if (again.w === st.w && again.sums === st.sums) return aggs;
   }
 }

@@ -85,15 +85,23 @@ const dataUrl = (code: string) => new URL('data:text/javascript,' + encodeURICom
 
 /** The worker's entry: the compiled .js beside this module, else the .ts through a transpiling hook. */
 export function resolveLogParseWorker(base: string = import.meta.url): URL {
-  const js = new URL('./log-parse.worker.js', base);
+  return resolveWorkerScript('log-parse.worker', base);
+}
+
+/**
+ * A worker script `name` (without extension) beside `base` (default: this module's folder), found as
+ * the log parse worker's is (see the header): the compiled .js, else the .ts through a transpiling hook.
+ */
+export function resolveWorkerScript(name: string, base: string = import.meta.url): URL {
+  const js = new URL(`./${name}.js`, base);
   if (base.startsWith('file:') && existsSync(fileURLToPath(js))) return js;
-  const ts = new URL('./log-parse.worker.ts', base);
-  if (!base.startsWith('file:') || !existsSync(fileURLToPath(ts))) throw new Error(`log parse worker not found beside ${base} (run npm run build)`);
+  const ts = new URL(`./${name}.ts`, base);
+  if (!base.startsWith('file:') || !existsSync(fileURLToPath(ts))) throw new Error(`${name} not found beside ${base} (run npm run build)`);
   let tsPath: string;
   try {
     tsPath = createRequire(base).resolve('typescript');
   } catch {
-    throw new Error('log parse worker: running from TypeScript sources needs the typescript package; run the compiled dist/ instead');
+    throw new Error(`${name}: running from TypeScript sources needs the typescript package; run the compiled dist/ instead`);
   }
   const hooks = dataUrl(HOOKS(tsPath));
   return dataUrl(`import { register } from 'node:module';\nregister(${JSON.stringify(hooks.href)});\nawait import(${JSON.stringify(ts.href)});\n`);

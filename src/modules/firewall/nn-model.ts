@@ -8,10 +8,10 @@
  * TypeScript and no file beside this module, so the same code runs from dist/ and under Jest. Progress
  * comes from brain.js's `callback` every `callbackPeriod` iterations; cancelling terminates the thread.
  *
- * Scoring: `Scorer` runs the forward pass itself over the weights of `toJSON()`, with the same Float32
- * storage of weights, biases and layer outputs and the same summation order as brain.js's
- * `_runInputSigmoid`, so its outputs equal brain.js `run` (unit test), without brain.js's per-call
- * `slice` and lookups (bench/firewall-train.ts has both figures).
+ * Scoring: `Scorer` runs the forward pass itself over the weights of `toJSON()` in flat typed arrays,
+ * a few inputs at a time, with brain.js's Float32 rounding of weights, biases and layer outputs and its
+ * summation order, so its outputs equal brain.js `run` (unit test) at about three times its speed
+ * (bench/firewall-train.ts). `ScoringThread` runs it in a worker thread for whole hosts.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -131,19 +131,55 @@ interface NetJson {
   activation?: string;
 }
 
+/** Inputs scored together in the batched pass (each weight read once for all of them; the pass is written for 4). */
+const BATCH = 4;
+
+/** Models the scoring thread keeps (nn-score.worker.ts; the oldest dropped first, the caller sends a dropped one again). */
+export const SCORE_THREAD_MODELS = 32;
+
+/** A Scorer's weights as typed arrays (what goes to the scoring thread: copied, no JSON). */
+export interface ScorerWeights {
+  kind: 'scorer-weights';
+  sizes: number[];
+  /** Per layer from 1 (index 0 empty): weights row-major [node][k], biases [node]. */
+  weights: Float64Array[];
+  biases: Float64Array[];
+}
+
 /**
  * Scoring with a trained model's JSON (brain.js NeuralNetwork#toJSON(), sigmoid): the forward pass of
- * brain.js's `_runInputSigmoid` over Float32 weights, biases and outputs, giving the same numbers.
+ * brain.js's `_runInputSigmoid`, batched. The weights are brain.js's Float32 values held in flat
+ * Float64Arrays (the same numbers), each sum starts at the bias and adds weight × input in brain.js's
+ * order, and each layer's output is rounded to Float32 (Math.fround) as brain.js stores it, so every
+ * output equals brain.js `run` (test/unit/nn-model.spec.ts). BATCH inputs go through a layer together:
+ * a weight is read once for all of them (bench/firewall-train.ts has the figures beside brain.js).
  */
 export class Scorer {
   readonly inputSize: number;
   private readonly sizes: number[];
   /** Per layer (from 1): weights row-major [node][k], biases [node]. */
-  private readonly weights: Float32Array[] = [];
-  private readonly biases: Float32Array[] = [];
-  private readonly outputs: Float32Array[] = [];
+  private readonly weights: Float64Array[] = [];
+  private readonly biases: Float64Array[] = [];
+  /** Widest layer: the stride of one input's activations in the work buffers. */
+  private readonly width: number;
+  private a: Float64Array;
+  private b: Float64Array;
 
+  /** A brain.js model's JSON, or the weights of another Scorer (`exportWeights()`). */
   constructor(json: unknown) {
+    const wj = json as ScorerWeights | null;
+    if (wj && wj.kind === 'scorer-weights') {
+      this.sizes = [...wj.sizes];
+      this.inputSize = this.sizes[0];
+      for (let l = 1; l < this.sizes.length; l++) {
+        this.weights[l] = Float64Array.from(wj.weights[l]);
+        this.biases[l] = Float64Array.from(wj.biases[l]);
+      }
+      this.width = Math.max(...this.sizes);
+      this.a = new Float64Array(BATCH * this.width);
+      this.b = new Float64Array(BATCH * this.width);
+      return;
+    }
     const j = json as NetJson;
     if (!j || !Array.isArray(j.sizes) || !Array.isArray(j.layers) || j.layers.length !== j.sizes.length || j.sizes.length < 2) {
       throw new Error('Not a brain.js NeuralNetwork model');
@@ -154,46 +190,89 @@ export class Scorer {
     for (let l = 1; l < this.sizes.length; l++) {
       const n = this.sizes[l];
       const prev = this.sizes[l - 1];
-      const w = new Float32Array(n * prev);
-      const b = new Float32Array(n);
+      const w = new Float64Array(n * prev);
+      const b = new Float64Array(n);
       const layer = j.layers[l];
       for (let node = 0; node < n; node++) {
         const cell = layer[String(node)];
         if (!cell || !cell.weights) throw new Error(`Model layer ${l} node ${node} is missing`);
-        b[node] = Number(cell.bias ?? 0);
-        for (let k = 0; k < prev; k++) w[node * prev + k] = Number(cell.weights[String(k)] ?? 0);
+        // brain.js keeps weights and biases in Float32Arrays
+        b[node] = Math.fround(Number(cell.bias ?? 0));
+        for (let k = 0; k < prev; k++) w[node * prev + k] = Math.fround(Number(cell.weights[String(k)] ?? 0));
       }
       this.weights[l] = w;
       this.biases[l] = b;
-      this.outputs[l] = new Float32Array(n);
     }
+    this.width = Math.max(...this.sizes);
+    this.a = new Float64Array(BATCH * this.width);
+    this.b = new Float64Array(BATCH * this.width);
+  }
+
+  /** The weights as typed arrays (for `new Scorer(weights)` elsewhere, e.g. in the scoring thread). */
+  exportWeights(): ScorerWeights {
+    return { kind: 'scorer-weights', sizes: [...this.sizes], weights: [new Float64Array(0), ...this.weights.slice(1)], biases: [new Float64Array(0), ...this.biases.slice(1)] };
   }
 
   /** The network's output (0..1) for one input (FEATURE_NAMES order). */
   score(input: ArrayLike<number>): number {
-    let x: ArrayLike<number> = input;
-    const L = this.sizes.length;
-    for (let l = 1; l < L; l++) {
-      const n = this.sizes[l];
-      const prev = this.sizes[l - 1];
-      const w = this.weights[l];
-      const b = this.biases[l];
-      const out = this.outputs[l];
-      for (let node = 0; node < n; node++) {
-        let sum = b[node];
-        const o = node * prev;
-        for (let k = 0; k < prev; k++) sum += w[o + k] * x[k];
-        out[node] = 1 / (1 + Math.exp(-sum));
-      }
-      x = out;
-    }
-    return x[0];
+    const x = new Float64Array(this.inputSize);
+    for (let k = 0; k < this.inputSize; k++) x[k] = input[k] ?? 0;
+    return this.scoreFlat(x)[0];
   }
 
   scoreMany(inputs: ArrayLike<number>[]): number[] {
-    const r = new Array<number>(inputs.length);
-    for (let i = 0; i < inputs.length; i++) r[i] = this.score(inputs[i]);
-    return r;
+    const n = this.inputSize;
+    const flat = new Float64Array(inputs.length * n);
+    for (let i = 0; i < inputs.length; i++) for (let k = 0; k < n; k++) flat[i * n + k] = inputs[i][k] ?? 0;
+    return Array.from(this.scoreFlat(flat));
+  }
+
+  /** Outputs of `flat.length / inputSize` inputs stored one after another (row-major), in that order. */
+  scoreFlat(flat: Float64Array): Float64Array {
+    const inSize = this.inputSize;
+    const count = Math.floor(flat.length / inSize);
+    const out = new Float64Array(count);
+    const W = this.width;
+    const L = this.sizes.length;
+    const fround = Math.fround;
+    for (let i0 = 0; i0 < count; i0 += BATCH) {
+      const m = Math.min(BATCH, count - i0);
+      let x = this.a;
+      let y = this.b;
+      for (let j = 0; j < BATCH; j++) {
+        const src = (i0 + (j < m ? j : 0)) * inSize; // a short last batch repeats its first input
+        for (let k = 0; k < inSize; k++) x[j * W + k] = flat[src + k];
+      }
+      for (let l = 1; l < L; l++) {
+        const n = this.sizes[l];
+        const prev = this.sizes[l - 1];
+        const w = this.weights[l];
+        const bias = this.biases[l];
+        for (let node = 0; node < n; node++) {
+          const o = node * prev;
+          let s0 = bias[node];
+          let s1 = s0;
+          let s2 = s0;
+          let s3 = s0;
+          for (let k = 0; k < prev; k++) {
+            const wk = w[o + k];
+            s0 += wk * x[k];
+            s1 += wk * x[W + k];
+            s2 += wk * x[2 * W + k];
+            s3 += wk * x[3 * W + k];
+          }
+          y[node] = fround(1 / (1 + Math.exp(-s0)));
+          y[W + node] = fround(1 / (1 + Math.exp(-s1)));
+          y[2 * W + node] = fround(1 / (1 + Math.exp(-s2)));
+          y[3 * W + node] = fround(1 / (1 + Math.exp(-s3)));
+        }
+        const t = x;
+        x = y;
+        y = t;
+      }
+      for (let j = 0; j < m; j++) out[i0 + j] = x[j * W];
+    }
+    return out;
   }
 
   /**

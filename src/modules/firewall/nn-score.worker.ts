@@ -1,0 +1,42 @@
+/**
+ * Worker thread of ScoringThread (nn-model.ts): scores a whole host's inputs off the main event loop.
+ * The inputs arrive transferred (one Float64Array, input after input) and the scores go back
+ * transferred; a model's weights come once and are kept by key (the host and model version).
+ */
+import { parentPort } from 'node:worker_threads';
+import { SCORE_THREAD_MODELS, Scorer, type ScorerWeights } from './nn-model.js';
+
+export interface ScoreRequest {
+  id: number;
+  key: string;
+  /** Sent when this thread has not got the key yet. */
+  weights?: ScorerWeights;
+  inputs: Float64Array;
+}
+
+export type ScoreReply = { id: number; ok: true; scores: Float64Array } | { id: number; ok: false; error: string };
+
+const port = parentPort;
+if (!port) throw new Error('nn-score.worker must run in a worker thread');
+
+const models = new Map<string, Scorer>();
+
+port.on('message', (m: ScoreRequest) => {
+  let reply: ScoreReply;
+  let transfer: ArrayBuffer[] = [];
+  try {
+    if (m.weights) {
+      models.delete(m.key);
+      models.set(m.key, new Scorer(m.weights));
+      if (models.size > SCORE_THREAD_MODELS) models.delete(models.keys().next().value!);
+    }
+    const scorer = models.get(m.key);
+    if (!scorer) throw new Error(`model ${m.key} is not loaded`);
+    const scores = scorer.scoreFlat(m.inputs);
+    reply = { id: m.id, ok: true, scores };
+    transfer = [scores.buffer as ArrayBuffer];
+  } catch (e) {
+    reply = { id: m.id, ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+  port.postMessage(reply, transfer);
+});
