@@ -1,0 +1,101 @@
+import { ConnectedSocket, MessageBody, SubscribeMessage, WebSocketGateway, type OnGatewayDisconnect } from '@nestjs/websockets';
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'socket.io';
+import type { Envelope } from '../../contracts/envelope.js';
+import { FollowArgs, type LogFollowEndEvent, type LogLinesEvent } from '../../contracts/logs.js';
+import { Role } from '../../contracts/roles.js';
+import { RequireRole } from '../../core/auth/actor.js';
+import { parseInput, toFailure } from '../../core/errors.js';
+import { z } from 'zod';
+import { LogsService } from './logs.service.js';
+
+/** A socket follows at most this many files at once. */
+const MAX_FOLLOWS_PER_SOCKET = 4;
+const UnfollowArgs = z.object({ fid: z.string().max(64) });
+
+/**
+ * Following a node's log live (issue 12, beyond the spec), admins only: `logs.follow {Id, name}` opens
+ * the agent's follow stream and acknowledges `{status: 'ok', result: {fid}}`; appended lines arrive on
+ * this socket only as `logs.lines {fid, Id, name, lines}`, the end as `logs.follow_end`. `logs.unfollow
+ * {fid}`, closing the panel or the socket going away stops the agent stream.
+ */
+@WebSocketGateway()
+@RequireRole(Role.admin)
+export class LogsGateway implements OnGatewayDisconnect {
+  private readonly follows = new Map<string, Map<string, AbortController>>();
+
+  constructor(private readonly logs: LogsService) {}
+
+  @SubscribeMessage('logs.follow')
+  async follow(@ConnectedSocket() c: Socket, @MessageBody() body: unknown): Promise<Envelope> {
+    let args: z.output<typeof FollowArgs>;
+    try { args = parseInput(FollowArgs, body ?? {}); } catch (err) { return toFailure(err).envelope; }
+    const mine = this.follows.get(c.id) ?? new Map<string, AbortController>();
+    if (mine.size >= MAX_FOLLOWS_PER_SOCKET) return { status: 'rules', message: `At most ${MAX_FOLLOWS_PER_SOCKET} files are followed at once`, code: 429 };
+    this.follows.set(c.id, mine);
+    const fid = randomUUID();
+    const ac = new AbortController();
+    mine.set(fid, ac);
+    const it = this.logs.follow(args, ac.signal);
+    // The first event (the agent's `open`, after the hostname check) decides the acknowledgement.
+    let first: IteratorResult<unknown>;
+    try {
+      first = await it.next();
+    } catch (err) {
+      mine.delete(fid);
+      if (!mine.size) this.follows.delete(c.id);
+      return toFailure(err).envelope;
+    }
+    if (first.done || c.disconnected) {
+      ac.abort();
+      mine.delete(fid);
+      if (c.disconnected && !mine.size) this.follows.delete(c.id);
+      return { status: 'error', message: 'The follow stream ended', code: 502 };
+    }
+    void (async () => {
+      const end: LogFollowEndEvent = { fid, Id: args.Id, name: args.name };
+      try {
+        for await (const ev of it) {
+          if (ev.event === 'lines') {
+            const lines = ((ev.data as { lines?: unknown }).lines);
+            if (Array.isArray(lines)) c.emit('logs.lines', { fid, Id: args.Id, name: args.name, lines: lines.filter((l): l is string => typeof l === 'string') } satisfies LogLinesEvent);
+          } else if (ev.event === 'truncated' || ev.event === 'rotated') {
+            c.emit('logs.lines', { fid, Id: args.Id, name: args.name, lines: [], truncated: true } satisfies LogLinesEvent);
+          } else if (ev.event === 'end') {
+            end.error = String((ev.data as { error?: unknown }).error ?? 'ended');
+            break;
+          }
+        }
+      } catch (err) {
+        if (!ac.signal.aborted) end.error = toFailure(err).envelope.message;
+      } finally {
+        ac.abort();
+        mine.delete(fid);
+        if (!mine.size && this.follows.get(c.id) === mine) this.follows.delete(c.id);
+        if (!c.disconnected) c.emit('logs.follow_end', end);
+      }
+    })();
+    return { status: 'ok', result: { fid } };
+  }
+
+  @SubscribeMessage('logs.unfollow')
+  unfollow(@ConnectedSocket() c: Socket, @MessageBody() body: unknown): Envelope {
+    let args: z.output<typeof UnfollowArgs>;
+    try { args = parseInput(UnfollowArgs, body ?? {}); } catch (err) { return toFailure(err).envelope; }
+    const ac = this.follows.get(c.id)?.get(args.fid);
+    ac?.abort();
+    return { status: 'ok', result: { stopped: !!ac } };
+  }
+
+  handleDisconnect(c: Socket) {
+    for (const ac of this.follows.get(c.id)?.values() ?? []) ac.abort();
+    this.follows.delete(c.id);
+  }
+
+  /** Open follows (tests and the bench read it). */
+  get activeCount(): number {
+    let n = 0;
+    for (const m of this.follows.values()) n += m.size;
+    return n;
+  }
+}
