@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
+import { DeployModule } from '../modules/deploy/deploy.module.js';
 import { CronGateway } from './cron.gateway.js';
+import { DeployGateway } from './deploy.gateway.js';
 import { FirewallGateway } from './firewall.gateway.js';
 import { SessionGateway } from './session.gateway.js';
+import { TerminalModule } from '../modules/terminal/terminal.module.js';
+import { TerminalGateway } from './terminal.gateway.js';
 
 /** socket.io gateways, one per realtime channel family; thin, they call services. */
-@Module({ providers: [SessionGateway, CronGateway, FirewallGateway] })
+@Module({ imports: [TerminalModule, DeployModule], providers: [SessionGateway, CronGateway, FirewallGateway, TerminalGateway, DeployGateway] })
 export class GatewaysModule {}

@@ -10,7 +10,9 @@ import { MonitoringRetentionJob } from './monitoring-retention.job.js';
 import { MonitoringModule } from '../modules/monitoring/monitoring.module.js';
 import { SessionCleanupJob } from './session-cleanup.job.js';
 import { SslCheckJob } from './ssl-check.job.js';
+import { TerminalModule } from '../modules/terminal/terminal.module.js';
+import { TerminalRetentionJob } from './terminal-retention.job.js';
 
 /** Scheduled work; each job a one-line call into a module's service. */
-@Module({ imports: [SrvModule, FirewallModule, MonitoringModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob] })
+@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob] })
 export class JobsModule {}
