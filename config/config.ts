@@ -48,6 +48,17 @@ const EnvSchema = z.object({
   MONITOR_RETENTION_HOUR_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(730),
   MONITOR_RETENTION_DAY_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(0),
   MONITOR_RETENTION_WEEK_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(0),
+  TERMINAL_MAX_PER_USER: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(200, 'must be at most 200').default(10),
+  TERMINAL_MAX_TOTAL: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(56, 'must be at most 56 (the SSH connection bound is 64)').default(24),
+  TERMINAL_IDLE_MINUTES: z.coerce.number().int('must be a whole number of minutes').min(1, 'must be at least 1').max(1440, 'must be at most 1440').default(30),
+  TERMINAL_RECORDING_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(90),
+  TERMINAL_RECORDING_MAX_MB: z.coerce.number().int('must be a whole number of MB').min(1, 'must be at least 1').max(2000, 'must be at most 2000').default(50),
+  TERMINAL_RECORD_INPUT: z.enum(['0', '1', 'true', 'false']).default('0'),
+  RUN_ONCE_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(20),
+  DEPLOY_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(10),
+  NODE_AGENT_PORT: port.default(3010),
+  NODE_AGENT_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(10_000),
+  NODE_AGENT_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(8),
   UI_DIR: z.string().optional(),
 });
 
@@ -95,6 +106,18 @@ export interface AppConfig {
     sshTimeoutMs: number;
     retentionDays: { minute: number; hour: number; day: number; week: number };
   };
+  /**
+   * Terminals (docs/terminals.md): open shells per user and in all (this instance), the idle time-out
+   * (no input), and the recordings' retention (0: forever), size cap and whether keystrokes are recorded.
+   */
+  terminal: { maxPerUser: number; maxTotal: number; idleMs: number; recordingRetentionDays: number; recordingMaxBytes: number; recordInput: boolean };
+  /** Run once and deploy (docs/deploy.md): SSH executions at once per call. */
+  deploy: { runOnceConcurrency: number; concurrency: number };
+  /**
+   * Node agents (docs/agent.md): the port of a node's agent when its `agent_url` is empty, the time-out
+   * of one call, and how many calls run at once.
+   */
+  nodeAgent: { port: number; timeoutMs: number; concurrency: number };
   uiDir: string;
 }
 
@@ -164,6 +187,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       sshTimeoutMs: e.MONITOR_SSH_TIMEOUT_MS,
       retentionDays: { minute: e.MONITOR_RETENTION_MINUTE_DAYS, hour: e.MONITOR_RETENTION_HOUR_DAYS, day: e.MONITOR_RETENTION_DAY_DAYS, week: e.MONITOR_RETENTION_WEEK_DAYS },
     },
+    terminal: {
+      maxPerUser: e.TERMINAL_MAX_PER_USER,
+      maxTotal: e.TERMINAL_MAX_TOTAL,
+      idleMs: e.TERMINAL_IDLE_MINUTES * 60_000,
+      recordingRetentionDays: e.TERMINAL_RECORDING_RETENTION_DAYS,
+      recordingMaxBytes: e.TERMINAL_RECORDING_MAX_MB * 1024 * 1024,
+      recordInput: truthy(e.TERMINAL_RECORD_INPUT),
+    },
+    deploy: { runOnceConcurrency: e.RUN_ONCE_CONCURRENCY, concurrency: e.DEPLOY_CONCURRENCY },
+    nodeAgent: { port: e.NODE_AGENT_PORT, timeoutMs: e.NODE_AGENT_TIMEOUT_MS, concurrency: e.NODE_AGENT_CONCURRENCY },
     uiDir: resolve(e.UI_DIR ?? join(import.meta.dirname, '..', 'ui')),
   };
 }

@@ -1,6 +1,9 @@
 import type { WorkerStatusEvent } from './firewall.js';
 import type { TrainEvent } from './firewall-train.js';
+import type { DeployGlobalProgressEvent, LogFollowEndEvent, LogLinesEvent } from './logs.js';
 import type { UpdateNginxEvent } from './monitoring.js';
+import type { TerminalDataEvent, TerminalStatus } from './terminal.js';
+import type { ConsoleDataEvent, ConsoleStatusEvent, DeployLogEvent, RunOnceProgressEvent } from './deploy.js';
 
 /**
  * Every server-to-client socket event, typed in one map. Areas add their events here; the server's
@@ -21,6 +24,14 @@ export interface ServerEvents {
   'firewall.train': TrainEvent;
   /** A monitoring collection round ended (000 §7 'update_nginx'): open monitor screens refresh. Every signed-in user. */
   update_nginx: UpdateNginxEvent;
+  /** Output of a shell this socket opened (node_control.connect), as it arrives. Only to that socket. */
+  'node_control.data': TerminalDataEvent;
+  /** A shell of this socket changed state (connecting, open, closed with the reason, error): live status per node (000 §4). */
+  'node_control.status': TerminalStatus;
+  /** Lines appended to a file this socket follows (`logs.follow`); truncated: the file was cut or rotated. That socket only. */
+  'logs.lines': LogLinesEvent;
+  /** A follow of this socket ended (agent gone, file removed, unfollowed). That socket only. */
+  'logs.follow_end': LogFollowEndEvent;
   /**
    * The session's current role and display name: sent once on connect and again whenever an admin
    * changes them (the socket has already been moved to the rooms of the new role when it arrives).
@@ -28,7 +39,21 @@ export interface ServerEvents {
   'session.changed': { role: number; name: string };
   /** The session is over (signed out, expired, account deactivated, password reset): the socket is closed next. */
   'session.ended': { reason: SessionEndReason; message: string };
+  /** Progress of an `srv.runOnce` call: to the calling user's sockets only. */
+  'srv.run_once': RunOnceProgressEvent;
+  /** Output of a server console's tail on one node: to the socket that opened it only. */
+  'server_console.data': ConsoleDataEvent;
+  /** A server console node connected, ended or failed: to the socket that opened it only. */
+  'server_console.status': ConsoleStatusEvent;
+  /** Progress of a `cfg.deployGlobalConfig` call ('Deploy configs'), one event per node as it answers: to the calling user's sockets only. */
+  'cfg.deploy_global': DeployGlobalProgressEvent;
 }
+
+/**
+ * `deploy_logs_{server name}` (000 §7): one line, or a start/end/test marker, of a deploy on that
+ * server; admins only. Named per server, so typed here apart from the fixed names of ServerEvents.
+ */
+export type DeployLogsEvents = Record<`deploy_logs_${string}`, DeployLogEvent>;
 
 /** Why a session ended, as told to its sockets. */
 export type SessionEndReason = 'logout' | 'expired' | 'deactivated' | 'password' | 'revoked';

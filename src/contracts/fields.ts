@@ -16,7 +16,8 @@
  */
 import { z } from 'zod';
 
-export type FieldKind = 'id' | 'optionalId' | 'int' | 'flag' | 'choice';
+/** `idList`: a comma list of ids or a list of them (entries trimmed, empty ones dropped: `[]` and ' 5' are valid). */
+export type FieldKind = 'id' | 'optionalId' | 'int' | 'flag' | 'choice' | 'idList';
 export interface FieldMeta {
   kind: FieldKind;
   label: string;
@@ -294,7 +295,8 @@ export function numericFieldsOf(schema: z.ZodType): NumericField[] {
       const key = JSON.stringify(path);
       const old = out.get(key);
       out.set(key, { path, kind: meta.kind, label: meta.label, listOk: listOk || !!meta.list || !!old?.listOk });
-      if (meta.list) out.set(JSON.stringify([...path, 0]), { path: [...path, 0], kind: meta.kind, label: meta.label, listOk: false });
+      // the items of a oneOrMany list are numeric fields of their own; an idList's items are checked as a whole
+      if (meta.list && meta.kind !== 'idList') out.set(JSON.stringify([...path, 0]), { path: [...path, 0], kind: meta.kind, label: meta.label, listOk: false });
       return;
     }
     const def = defOf(s);

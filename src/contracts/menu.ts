@@ -34,8 +34,11 @@ export const MENU: MenuGroup[] = [
     items: [
       { path: '/srv/srv_map', label: 'Servers map' },
       { path: '/srv/configs_global', label: 'Cluster configs' },
+      { path: '/srv/terminal', label: 'Terminals' },
       { path: '/srv/MassTerminal', label: 'Mass terminal' },
+      { path: '/srv/terminal/recordings', label: 'Terminal recordings' },
       { path: '/srv/deploy', label: 'Deploy' },
+      { path: '/srv/console', label: 'Server console' },
       { path: '/cfg/app_cron', label: 'Cron' },
       { path: '/srv/ssl_check', label: 'SSL check' },
     ],

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { NGINX_UPSTREAM, SSH_DEFAULT_PORT, SSL_ALERT_DAYS } from './constants.js';
+import { CONSOLE_CONFIG_TYPE, parseConsoleApp } from './deploy.js';
 import { address, choice, flag, id, int, INT_MAX, isHostName, isHttpUrl, isIPv6, isUsableAddress, oneOrMany, text } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -31,6 +32,20 @@ export const PARENT_TYPE = 0;
 export const PROXY_TYPE = 1;
 /** Type 2 (WEB cluster) carries `cluster_key`. */
 export const WEB_CLUSTER_TYPE = 2;
+/** Servers with a node agent that the log pages and 'Deploy configs' go to: WEB (8) and Node (9). */
+export const AGENT_NODE_TYPES = [8, 9];
+/** A node's agent as the console calls it (server side only: holds the opened key). */
+export interface AgentTarget {
+  Id: number;
+  name: string;
+  type: number;
+  ip: string;
+  /** Base URL ('' when the node has no address and no agent_url). */
+  url: string;
+  key: string | null;
+  /** The node's WEB cluster: its own record (type 2) or the type 2 server under the same parent. */
+  cluster: { Id: number; name: string } | null;
+}
 /** Type 4 (Data) carries `number_in_nginx`. */
 export const DATA_TYPE = 4;
 /** Web servers (type 8, WEB) carry the balancer switch `balance_web` and feed the nginx upstream. */
@@ -66,6 +81,8 @@ export interface ServerView {
   read_nginx_log_firewall: number;
   /** Proxies: the nginx access log the firewall worker reads (default /var/log/nginx/access.log). */
   nginx_log: string;
+  /** The node agent's base URL as saved (empty: the default from the address and NODE_AGENT_PORT, docs/agent.md). */
+  agent_url: string;
   /** Whether a password / private key / cluster key is stored (the values never leave the server). */
   has_sshpass: boolean;
   has_private_key: boolean;
@@ -104,6 +121,11 @@ const SECRET_MAX = 16_384;
 export const addressField = address;
 
 export const serverIdField = id();
+
+/** A node agent's base URL: empty (the default) or http(s)://host[:port][/path] without query, fragment or credentials. */
+export const agentUrlField = text('Agent URL', 255)
+  .transform((v) => v.trim().replace(/\/+$/, ''))
+  .refine((v) => v === '' || (isHttpUrl(v) && /^https?:\/\/[^@/?#\s]+(\/[^?#\s]*)?$/i.test(v)), 'Agent URL must be an http:// or https:// base URL without query or credentials (empty: the default)');
 
 /**
  * A server name: 1-128 characters without control or zero-width characters, and not 'FREE' in any case
@@ -146,6 +168,8 @@ export const ServerSaveArgs = z
     balance_web: flag('Web balancer').optional(),
     read_nginx_log_firewall: flag('Firewall log').optional(),
     nginx_log: text('Nginx log', 255, { min: 1 }).regex(NGINX_LOG_PATH, 'Nginx log must be an absolute path of letters, digits and . _ - /').optional(),
+    /** The node agent's base URL (http:// or https://, no query, no credentials); empty: the default. */
+    agent_url: agentUrlField.optional(),
   })
   .superRefine((v, ctx) => {
     if (v.Id !== undefined) return;
@@ -289,8 +313,11 @@ export interface ClusterConfigView {
 /** Client-side row state of 000 §4: new rows insert, edited rows update, deleted rows remove. */
 export type ConfigRowState = 'insert' | 'update' | 'remove';
 
-/** Known config types: firewall_used_ip_drop, cluster_host ('base URL|...'), and domain (one row per domain). */
-export const CONFIG_TYPES = ['cluster_host', 'domain', 'firewall_used_ip_drop'] as const;
+/**
+ * Known config types: firewall_used_ip_drop, cluster_host ('base URL|...'), domain (one row per domain),
+ * and those of docs/deploy.md: deploy_web, deploy_web_test (deploy commands), console_app ('name|/log/path[|types]').
+ */
+export const CONFIG_TYPES = ['cluster_host', 'console_app', 'deploy_web', 'deploy_web_test', 'domain', 'firewall_used_ip_drop'] as const;
 /** Config rows of this type are the domain list (GET /cfg/domains, cfg.getDomains). */
 export const DOMAIN_CONFIG_TYPE = 'domain';
 export const CONFIG_BATCH_MAX = 500;
@@ -313,6 +340,9 @@ const checkRow = (row: { type?: string; value?: string }, ctx: z.RefinementCtx) 
   }
   if (row.type === 'cluster_host' && row.value !== undefined && !isHttpUrl(row.value.trim().split('|')[0])) {
     ctx.addIssue({ code: 'custom', path: ['value'], message: "cluster_host must start with a base URL (http://host:port|...)" });
+  }
+  if (row.type === CONSOLE_CONFIG_TYPE && row.value !== undefined && !parseConsoleApp(row.value)) {
+    ctx.addIssue({ code: 'custom', path: ['value'], message: 'console_app must be name|/absolute/log/path (optionally |server types, e.g. |8,9)' });
   }
 };
 

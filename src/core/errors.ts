@@ -1,5 +1,5 @@
 import { ZodError, type ZodType, type z } from 'zod';
-import type { EnvelopeStatus, ErrorEnvelope } from '../contracts/envelope.js';
+import type { Envelope, EnvelopeStatus, ErrorEnvelope } from '../contracts/envelope.js';
 
 /**
  * A failure the user should read. Services throw these; the exception filter (REST) and the RPC
@@ -73,4 +73,18 @@ export function toFailure(err: unknown): { httpStatus: number; envelope: ErrorEn
     return { httpStatus: 500, envelope: { status: 'db', message: 'Database error', code: 500 }, unexpected: true };
   }
   return { httpStatus: 500, envelope: { status: 'error', message: 'Internal error', code: 500 }, unexpected: true };
+}
+
+/**
+ * A socket message's acknowledgement: `{status: 'ok', result}` with what `fn` gives, or the failure's
+ * envelope (an unexpected error is logged with its stack through `log`, never sent).
+ */
+export async function socketAnswer(fn: () => unknown, log?: { error(message: string): void }): Promise<Envelope> {
+  try {
+    return { status: 'ok', result: await fn() };
+  } catch (err) {
+    const f = toFailure(err);
+    if (f.unexpected) log?.error((err as Error)?.stack ?? String(err));
+    return f.envelope;
+  }
 }

@@ -16,6 +16,8 @@ const hashes: Record<number, string> = {};
 
 /** Methods whose run has effects outside the request (they would start work); called with bad args only. */
 const SAFE_ARGS: Record<string, unknown> = {};
+/** REST routes that take no session but a credential of their own (a site token): refused to everyone without it. */
+const OWN_CREDENTIAL = ['/input_stream/ingest'];
 
 beforeAll(async () => {
   t = await startApp({ CRON_ENABLED: '0' });
@@ -52,6 +54,14 @@ test('every REST route: 401 without session unless public, 403 below its role, n
     const path = fill(r.path).replace(/^\/api/, '');
     const body = r.method === 'GET' ? undefined : {};
     if (path === '/user/logout') continue; // ends the probing session; covered in platform.e2e.ts
+    if (OWN_CREDENTIAL.includes(path)) {
+      // Public to sessions, but its own credential is required: every caller without it gets 401.
+      for (const h of [null, ...ROLES.map((role) => hashes[role])]) {
+        const res = await t.rest(h, r.method, path, body);
+        if (res.status !== 401) problems.push(`${r.method} ${r.path}: without its own credential answered ${res.status}`);
+      }
+      continue;
+    }
     const anon = await t.rest(null, r.method, path, body);
     if (!r.public && anon.status !== 401) problems.push(`${r.method} ${r.path}: no session answered ${anon.status}`);
     for (const role of ROLES) {

@@ -113,7 +113,7 @@ test('at 390 px every row action of the map is on screen, can be hit and works',
       expect([labels[i], box.x >= 0, box.x + box.width <= MOBILE.width, box.y >= 0, box.y + box.height <= MOBILE.height]).toEqual([labels[i], true, true, true, true]);
       // Big enough to tap, and the button itself is what a tap at its centre hits (not cut off or covered).
       expect([labels[i], box.height >= 28]).toEqual([labels[i], true]);
-      if (await b.isDisabled()) continue; // a disabled button (Terminal, until its area lands) takes no taps
+      if (await b.isDisabled()) continue; // a disabled button takes no taps
       const hit = await b.evaluate((el) => {
         const r = el.getBoundingClientRect();
         const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);

@@ -87,7 +87,7 @@ test('the map groups servers by parent then type, unknown parents under FREE (la
   expect(await page.getByRole('switch', { name: 'Balancer web-1' }).count()).toBe(1);
   expect(await page.getByRole('switch', { name: 'Firewall log web-1' }).count()).toBe(0);
   expect(await page.getByRole('switch', { name: 'Firewall log proxy-1' }).count()).toBe(1);
-  expect(await page.getByRole('button', { name: 'Terminal web-1' }).isDisabled()).toBe(true);
+  expect(await page.getByRole('button', { name: 'Terminal web-1' }).isDisabled()).toBe(false); // opens /srv/terminal?ids= (test/browser/terminal.e2e.ts)
   // Secrets never reach the page.
   expect(await page.content()).not.toContain('seed-secret-pass');
   await screenshot(page, 'srv-map');
@@ -208,8 +208,10 @@ test("cluster configs: new rows insert, edited rows update, deleted rows are hid
   const [fw, dom] = seeded.list;
   const page = await adminPage('/srv/configs_global');
   await page.locator(`tr[data-row="${fw.Id}"]`).waitFor();
-  expect(await page.getByRole('button', { name: 'Deploy configs' }).isDisabled()).toBe(true);
+  // 'Deploy configs' (test/browser/logs.e2e.ts) waits while edits are unsaved.
+  expect(await page.getByRole('button', { name: 'Deploy configs' }).isDisabled()).toBe(false);
   await page.getByLabel(`value ${fw.Id}`).fill('0');
+  expect(await page.getByRole('button', { name: 'Deploy configs' }).isDisabled()).toBe(true);
   await page.getByRole('button', { name: `Delete row ${dom.Id}` }).click();
   await page.locator(`tr[data-row="${dom.Id}"]`).waitFor({ state: 'detached' });
   await page.getByRole('button', { name: 'Add row' }).click();

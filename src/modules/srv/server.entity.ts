@@ -27,4 +27,6 @@ export class ServerEntity {
   @Column({ type: 'integer', default: 0 }) read_nginx_log_firewall: number;
   /** Proxies: the nginx access log the firewall worker reads. */
   @Column({ type: 'varchar', length: 255, default: '/var/log/nginx/access.log' }) nginx_log: string;
+  /** Base URL of the node's agent (docs/agent.md); empty: http://{ip_local or ip}:{NODE_AGENT_PORT}. */
+  @Column({ type: 'varchar', length: 255, default: '' }) agent_url: string;
 }

@@ -5,7 +5,7 @@ import { Brackets, In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import {
   AcceptHostKeyArgs, FREE_GROUP, PARENT_TYPE, ServerCloneArgs, ServerIdArgs, ServerListArgs, ServerRemoveArgs, ServerSaveArgs,
-  DEFAULT_NGINX_LOG, WEB_TYPE, renderUpstream, serverTypeName,
+  AGENT_NODE_TYPES, DEFAULT_NGINX_LOG, WEB_CLUSTER_TYPE, WEB_TYPE, renderUpstream, serverTypeName, type AgentTarget,
   type ServerGroup, type ServersMap, type ServerTypeGroup, type ServerView, type SshTestResult, type UpstreamPreview,
 } from '../../contracts/srv.js';
 import { MSG } from '../../contracts/messages.js';
@@ -28,7 +28,7 @@ const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true
 /** The address the console connects to: the public ip, else the local one. */
 export const sshHostOf = (s: Pick<ServerEntity, 'ip' | 'ip_local'>) => s.ip || s.ip_local;
 
-const FIELDS = ['type', 'cod', 'name', 'status', 'ip', 'ip_local', 'sshlogin', 'sshport', 'number_in_nginx', 'balance_db', 'balance_cache', 'balance_memcache', 'balance_web', 'read_nginx_log_firewall', 'nginx_log'] as const;
+const FIELDS = ['type', 'cod', 'name', 'status', 'ip', 'ip_local', 'sshlogin', 'sshport', 'number_in_nginx', 'balance_db', 'balance_cache', 'balance_memcache', 'balance_web', 'read_nginx_log_firewall', 'nginx_log', 'agent_url'] as const;
 
 /** Servers (000 §2 "/srv/srv_map", §3 Server): inventory, map, SSH test, clone, nginx upstream. Admin only. */
 @Injectable()
@@ -50,6 +50,7 @@ export class SrvService {
       sshlogin: s.sshlogin, sshport: s.sshport, number_in_nginx: s.number_in_nginx,
       balance_db: s.balance_db, balance_cache: s.balance_cache, balance_memcache: s.balance_memcache,
       balance_web: s.balance_web, read_nginx_log_firewall: s.read_nginx_log_firewall, nginx_log: s.nginx_log,
+      agent_url: s.agent_url ?? '',
       has_sshpass: !!s.sshpass, has_private_key: !!s.sshkey, has_cluster_key: !!s.cluster_key,
       host_key: key?.fingerprint ?? null, host_key_pending: key?.pending_fingerprint ?? null,
     };
@@ -122,7 +123,7 @@ export class SrvService {
     if (patch.cod !== undefined && current && patch.cod === current.Id) throw invalid('cod', 'A server cannot be its own parent');
 
     if (!current) {
-      const row = this.servers.create({ cod: 0, status: 1, ip: '', ip_local: '', sshlogin: '', sshport: 20001, number_in_nginx: 0, balance_db: 0, balance_cache: 0, balance_memcache: 0, balance_web: 0, read_nginx_log_firewall: 0, nginx_log: DEFAULT_NGINX_LOG, sshpass: null, sshkey: null, sshkey_pass: null, cluster_key: null, ...patch });
+      const row = this.servers.create({ cod: 0, status: 1, ip: '', ip_local: '', sshlogin: '', sshport: 20001, number_in_nginx: 0, balance_db: 0, balance_cache: 0, balance_memcache: 0, balance_web: 0, read_nginx_log_firewall: 0, nginx_log: DEFAULT_NGINX_LOG, agent_url: '', sshpass: null, sshkey: null, sshkey_pass: null, cluster_key: null, ...patch });
       const saved = await this.servers.save(row);
       this.changed('create', saved);
       auditTarget('server', saved.name, saved.Id);
@@ -170,6 +171,32 @@ export class SrvService {
     const s = await this.entity(Id);
     if (!s.cluster_key) return null;
     try { return this.box.open(s.cluster_key); } catch { throw new AppError(500, `The stored cluster key of ${s.name} cannot be decrypted (was SECRET_KEY changed?)`, 'error'); }
+  }
+
+  /**
+   * Where the agents of some servers listen and the key they take (docs/agent.md): `agent_url`, else
+   * http://{ip_local or ip}:{defaultPort}; the server's own cluster_key, else its WEB cluster's (the type 2
+   * server under the same parent, `cod`; the first by name when there are several). Ids absent: every
+   * node (WEB, type 8, and Node, type 9), by name.
+   */
+  async agentTargets(defaultPort: number, Ids?: number[]): Promise<AgentTarget[]> {
+    const rows = Ids ? await this.servers.find({ where: { Id: In(Ids) } }) : await this.servers.find({ where: { type: In(AGENT_NODE_TYPES) } });
+    if (Ids) for (const id of Ids) if (!rows.some((r) => r.Id === id)) throw notFound(`Server ${id} not found`);
+    const clusters = (await this.servers.find({ where: { type: WEB_CLUSTER_TYPE } })).sort(byName);
+    const open = (s: ServerEntity) => {
+      if (!s.cluster_key) return null;
+      try { return this.box.open(s.cluster_key); } catch { throw new AppError(500, `The stored cluster key of ${s.name} cannot be decrypted (was SECRET_KEY changed?)`, 'error'); }
+    };
+    return rows.sort(byName).map((s) => {
+      const cluster = s.type === WEB_CLUSTER_TYPE ? s : clusters.find((c) => c.cod === s.cod) ?? null;
+      const addr = s.ip_local || s.ip;
+      const url = s.agent_url || (addr ? `http://${addr.includes(':') ? `[${addr}]` : addr}:${defaultPort}` : '');
+      return {
+        Id: s.Id, name: s.name, type: s.type, ip: addr, url,
+        key: open(s) ?? (cluster ? open(cluster) : null),
+        cluster: cluster ? { Id: cluster.Id, name: cluster.name } : null,
+      };
+    });
   }
 
   private targetOf(s: ServerEntity): SshTarget {

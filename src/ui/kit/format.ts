@@ -14,10 +14,10 @@ export function fmtNumber(v: number | null | undefined, decimals: 0 | 1 = 0): st
   return v.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
 
-/** Bytes as kb, or mb above 1024 kb (000 §9, 001 §9). */
-export function fmtSize(bytes: number): string {
+/** Bytes as kb, or mb above 1024 kb (001 §9); 000 §9 log files write the unit 'MB' (`mbUnit`). */
+export function fmtSize(bytes: number, mbUnit: 'mb' | 'MB' = 'mb'): string {
   const kb = bytes / 1024;
-  return kb > 1024 ? `${(kb / 1024).toFixed(1)} mb` : `${kb.toFixed(kb < 10 ? 1 : 0)} kb`;
+  return kb > 1024 ? `${(kb / 1024).toFixed(1)} ${mbUnit}` : `${kb.toFixed(kb < 10 ? 1 : 0)} kb`;
 }
 
 /** A count with its noun in the right number: `plural(1, 'row')` -> '1 row', `plural(3, 'row')` -> '3 rows'. */

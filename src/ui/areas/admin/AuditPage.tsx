@@ -33,6 +33,17 @@ export function dayBound(day: string, end: boolean): string | undefined {
 }
 
 /** The arguments as recorded, pretty-printed when they are JSON (a shortened record is shown as it is). */
+/** The terminal recording a terminal audit row links to (node_control.*: args.recording), or null. */
+function recordingOf(r: AuditRow): number | null {
+  if (!r.method.startsWith('node_control.') || !r.args) return null;
+  try {
+    const v = (JSON.parse(r.args) as { recording?: unknown }).recording;
+    return typeof v === 'number' && v > 0 ? v : null;
+  } catch {
+    return null;
+  }
+}
+
 function prettyArgs(args: string): { text: string; json: boolean } {
   if (!args) return { text: '', json: false };
   try {
@@ -72,6 +83,12 @@ function AuditDetail({ Id, onHide }: { Id: number | null; onHide: () => void }) 
             <dd className="col-sm-9 app-mono">{r.ip ?? none}</dd>
             <dt className="col-sm-3">Duration</dt>
             <dd className="col-sm-9">{r.duration_ms} ms</dd>
+            {recordingOf(r) && (
+              <>
+                <dt className="col-sm-3">Recording</dt>
+                <dd className="col-sm-9"><Link to={`/srv/terminal/recordings/${recordingOf(r)}`}>Replay the terminal session #{recordingOf(r)}</Link></dd>
+              </>
+            )}
           </dl>
           <div className="small fw-semibold mb-1">Arguments{!args.json && args.text && <span className="text-secondary fw-normal"> (shortened when recorded)</span>}</div>
           {args.text ? (

@@ -17,6 +17,7 @@ import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
 import { useUnsavedPrompt } from '../../kit/useUnsavedPrompt.js';
 import './api.js';
 import { useLiveReload } from './useServersMap.js';
+import { DeployConfigsDialog } from '../logs/DeployConfigsDialog.js';
 import './srv.css';
 
 /** A row of the editor with its client-side state of 000 §4 ('clean' until touched). */
@@ -120,6 +121,7 @@ export default function ConfigsGlobalPage() {
   // Leaving with unsaved rows asks first (menu links, Back, closing the tab).
   useUnsavedPrompt(dirty && !saving);
   const [typeFilter, setTypeFilter] = useState('');
+  const [deployOpen, setDeployOpen] = useState(false);
   const types = useMemo(() => [...new Set([...CONFIG_TYPES, ...rows.map((r) => r.type).filter(Boolean)])].sort(), [rows]);
   const visible = rows.filter((r) => r.state !== 'remove' && (!typeFilter || r.type === typeFilter || r.state === 'insert'));
 
@@ -137,8 +139,7 @@ export default function ConfigsGlobalPage() {
             <Button size="sm" variant="primary" onClick={() => void save()} disabled={!dirty || saving}>
               {saving && <Spinner animation="border" size="sm" className="me-1" />}Save
             </Button>
-            {/* The 'Deploy configs' dialog belongs to the deploy area; the button keeps its place. */}
-            <Button size="sm" variant="outline-dark" disabled title="Deploy configs: comes with the deploy area">Deploy configs</Button>
+            <Button size="sm" variant="outline-dark" onClick={() => setDeployOpen(true)} disabled={dirty} title={dirty ? 'Save the changes first' : undefined}>Deploy configs</Button>
           </>
         }
       >
@@ -189,6 +190,7 @@ export default function ConfigsGlobalPage() {
         </Table>
       )}
       <datalist id="cfg-types">{types.map((t) => <option key={t} value={t} />)}</datalist>
+      <DeployConfigsDialog show={deployOpen} onHide={() => setDeployOpen(false)} />
     </div>
   );
 }

@@ -7,7 +7,7 @@ import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
 import { MSG } from '../../../contracts/messages.js';
 import {
-  BALANCE_ROLES, DATA_TYPE, DEFAULT_NGINX_LOG, PROXY_TYPE, SERVER_TYPES, SSH_DEFAULT_PORT, ServerSaveArgs, WEB_CLUSTER_TYPE, WEB_TYPE, type ServerView,
+  AGENT_NODE_TYPES, BALANCE_ROLES, DATA_TYPE, DEFAULT_NGINX_LOG, PROXY_TYPE, SERVER_TYPES, SSH_DEFAULT_PORT, ServerSaveArgs, WEB_CLUSTER_TYPE, WEB_TYPE, type ServerView,
 } from '../../../contracts/srv.js';
 import { rpc } from '../../api/rpc.js';
 import { AppModal } from '../../kit/AppModal.js';
@@ -39,6 +39,7 @@ interface FormState {
   balance_web: boolean;
   read_nginx_log_firewall: boolean;
   nginx_log: string;
+  agent_url: string;
 }
 
 const fromServer = (s: ServerView | null, defaults: Partial<ServerView> = {}): FormState => ({
@@ -64,6 +65,7 @@ const fromServer = (s: ServerView | null, defaults: Partial<ServerView> = {}): F
   balance_web: (s?.balance_web ?? 0) === 1,
   read_nginx_log_firewall: (s?.read_nginx_log_firewall ?? 0) === 1,
   nginx_log: s?.nginx_log ?? DEFAULT_NGINX_LOG,
+  agent_url: s?.agent_url ?? '',
 });
 
 function toPayload(f: FormState, Id?: number): ServerSaveInput {
@@ -82,6 +84,7 @@ function toPayload(f: FormState, Id?: number): ServerSaveInput {
     balance_memcache: Number(f.balance_memcache),
     balance_web: f.balance_web ? 1 : 0,
     read_nginx_log_firewall: f.read_nginx_log_firewall ? 1 : 0,
+    agent_url: f.agent_url.trim(),
   };
   if (Id) p.Id = Id;
   // the access log the firewall worker reads: proxies only
@@ -224,7 +227,7 @@ export function ServerEditDialog({ target, parents, onClose, onSaved }: ServerEd
             help="The access log the firewall worker reads on this proxy (when Firewall log is on)." placeholder={DEFAULT_NGINX_LOG} maxLength={255}
           />
         )}
-        {type === WEB_CLUSTER_TYPE && (
+        {(type === WEB_CLUSTER_TYPE || AGENT_NODE_TYPES.includes(type)) && (
           <Row className="g-2">
             <Col sm={8}>
               <TextField
@@ -235,7 +238,14 @@ export function ServerEditDialog({ target, parents, onClose, onSaved }: ServerEd
               />
             </Col>
             {server?.has_cluster_key && <Col sm={4} className="pt-4"><SwitchField name="cluster_key_clear" label="Remove" checked={f.cluster_key_clear} onChange={(v) => set('cluster_key_clear', v)} /></Col>}
+            {type !== WEB_CLUSTER_TYPE && <Col xs={12}><Form.Text className="text-secondary">The node agent's key; empty: the key of its WEB cluster (the WEB cluster server under the same parent).</Form.Text></Col>}
           </Row>
+        )}
+        {AGENT_NODE_TYPES.includes(type) && (
+          <TextField
+            name="agent_url" label="Agent URL" value={f.agent_url} onChange={(v) => set('agent_url', v)} error={errs.of('agent_url')} maxLength={255}
+            placeholder="http://10.0.0.5:3010" help="The node agent's base URL (logs, Deploy configs); empty: the local IP (else the IP) and the configured agent port."
+          />
         )}
         <Row className="g-2">
           <Col sm={4}><SelectField name="balance_db" label="DB balance" value={f.balance_db} onChange={(v) => set('balance_db', v)} options={BALANCE_OPTIONS} error={errs.of('balance_db')} /></Col>

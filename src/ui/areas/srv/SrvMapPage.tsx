@@ -31,6 +31,8 @@ interface RowActions {
   remove: (s: ServerView) => void;
   test: (s: ServerView) => void;
   addChild: (parent: ServerView) => void;
+  /** Opens the terminal grid on this node (/srv/terminal?ids=Id). */
+  terminal: (s: ServerView) => void;
 }
 
 type TestState = { busy: true } | { busy: false; ok: SshTestResult } | { busy: false; error: string; reason?: string };
@@ -63,8 +65,7 @@ function NodeButtons({ s, actions, testing }: { s: ServerView; actions: RowActio
       <button type="button" className="btn btn-outline-success btn-xs" aria-label={`Test SSH ${s.name}`} onClick={() => actions.test(s)} disabled={testing}>
         {testing ? <Spinner animation="border" size="sm" /> : 'SSH'}
       </button>
-      {/* The terminal dialog belongs to the terminals area; the place is kept. */}
-      <button type="button" className="btn btn-outline-dark btn-xs" aria-label={`Terminal ${s.name}`} disabled title="Terminal: comes with the terminals area">Terminal</button>
+      <button type="button" className="btn btn-outline-dark btn-xs" aria-label={`Terminal ${s.name}`} onClick={() => actions.terminal(s)}>Terminal</button>
       <button type="button" className="btn btn-outline-danger btn-xs" aria-label={`Delete ${s.name}`} onClick={() => actions.remove(s)}>Delete</button>
     </div>
   );
@@ -189,7 +190,7 @@ function DetailDialog({ s, test, onClose, onEdit, actions, onAccepted }: { s: Se
         s && (
           <>
             <Button size="sm" variant="outline-success" onClick={() => actions.test(s)} disabled={test?.busy}>Test SSH</Button>
-            <Button size="sm" variant="outline-dark" disabled title="Terminal: comes with the terminals area">Terminal</Button>
+            <Button size="sm" variant="outline-dark" onClick={() => actions.terminal(s)}>Terminal</Button>
             <Button size="sm" variant="outline-primary" onClick={() => onEdit(s)}>Edit</Button>
             <Button size="sm" variant="secondary" onClick={onClose}>Close</Button>
           </>
@@ -344,8 +345,9 @@ export default function SrvMapPage() {
   };
 
   // Stable callbacks for the memoised rows; they read the latest state through a ref.
-  const latest = useRef({ toggle, runTest, url });
-  latest.current = { toggle, runTest, url };
+  const navigate = useNavigate();
+  const latest = useRef({ toggle, runTest, url, navigate });
+  latest.current = { toggle, runTest, url, navigate };
   const actions = useMemo<RowActions>(() => ({
     toggle: (s, f, on) => void latest.current.toggle(s, f, on),
     detail: (s) => latest.current.url.open('info', s.Id),
@@ -354,6 +356,7 @@ export default function SrvMapPage() {
     remove: (s) => setRemoveOf(s),
     test: (s) => void latest.current.runTest(s),
     addChild: (p) => setNewTarget({ server: null, defaults: { cod: p.Id } }),
+    terminal: (s) => latest.current.navigate(`/srv/terminal?ids=${s.Id}`),
   }), []);
   const closeEdit = useCallback(() => {
     if (newTarget) setNewTarget(null);

@@ -27,6 +27,7 @@ export interface ServerSaveInput {
   balance_web?: number;
   read_nginx_log_firewall?: number;
   nginx_log?: string;
+  agent_url?: string;
 }
 
 declare module '../../api/rpc.js' {
