@@ -394,14 +394,19 @@ describe(`training (${DB})`, () => {
 });
 
 describe(`automatic bans (${DB})`, () => {
-  const THRESHOLD = 0.9;
+  /** The host's threshold: 0.9, or lower when this run's model scores fewer than three held-out addresses that high. */
+  let THRESHOLD = 0.9;
   let cfgId = 0;
   const rules = async (ip: string) => (await ok('firewall.getIpRules', { like: ip })).list.filter((r: { ip: string }) => r.ip === ip);
 
   test("scoreNow bans addresses scoring at or over the host's threshold with status 3, never allowlisted ones or ones with a rule; they are ordinary rules", async () => {
-    // training stops at error 0.02, where these bots score about 0.8-0.95: the host's threshold is set to 0.9
-    cfgId = (await ok('cfg.insertConfigsBatch', [{ type: NN_AUTOBAN_CONFIG_TYPE, value: `${H}=0.9` }])).list[0].Id;
-    const high = (await ok<NeyronScore[]>('firewall.getNeyronData', { host: H, ips: heldOut })).filter((x) => x.score >= THRESHOLD).sort((a, b) => b.score - a.score);
+    // training stops at error 0.02, where these bots score about 0.8-0.95 (the weights start random): the
+    // host's threshold is 0.9, or the third highest held-out score when that is lower (still a bot's score)
+    const held = (await ok<NeyronScore[]>('firewall.getNeyronData', { host: H, ips: heldOut })).sort((a, b) => b.score - a.score);
+    THRESHOLD = Math.min(0.9, Math.floor(held[2].score * 1000) / 1000);
+    expect(THRESHOLD).toBeGreaterThan(0.5);
+    cfgId = (await ok('cfg.insertConfigsBatch', [{ type: NN_AUTOBAN_CONFIG_TYPE, value: `${H}=${THRESHOLD}` }])).list[0].Id;
+    const high = held.filter((x) => x.score >= THRESHOLD);
     expect(high.length).toBeGreaterThanOrEqual(3);
     const [allowed, manual] = [high[0].ip, high[1].ip];
     await ok('cfg.insertConfigsBatch', [{ type: ALLOWLIST_CONFIG_TYPE, value: allowed }]);
@@ -471,7 +476,7 @@ describe(`automatic bans (${DB})`, () => {
     const [bad] = await ok<ScoreResult[]>('firewall.scoreNow', {});
     expect(bad).toMatchObject({ threshold: null, banned: [], config_error: expect.stringMatching(/maybe/) });
 
-    await ok('cfg.updateConfigsBatch', [{ Id: cfgId, type: NN_AUTOBAN_CONFIG_TYPE, value: `${H}=0.9` }]);
+    await ok('cfg.updateConfigsBatch', [{ Id: cfgId, type: NN_AUTOBAN_CONFIG_TYPE, value: `${H}=${THRESHOLD}` }]);
     const want = (await ok<NeyronScore[]>('firewall.getNeyronData', { host: H, ips: newBots })).filter((x) => x.score >= THRESHOLD).map((x) => x.ip).sort();
     expect(want.length).toBeGreaterThan(0);
     await ok('firewall.runWorker'); // no proxies to read: the run ends, then scores

@@ -92,8 +92,11 @@ test('mass terminal: one line to two nodes, each pane shows its node\'s answer; 
   await page.getByText('No server type chosen').waitFor();
   await page.getByLabel('Server type').selectOption({ label: 'Node' });
   await page.waitForURL((u) => u.searchParams.get('type') === '9');
-  await page.getByLabel('tb-n1').check();
-  await page.getByLabel('tb-n2').check();
+  // (the boxes follow the URL: a click shows once the navigation is applied)
+  for (const n of ['tb-n1', 'tb-n2']) {
+    await page.getByLabel(n).click();
+    await page.getByLabel(n).and(page.locator(':checked')).waitFor();
+  }
   for (const n of ['tb-n1', 'tb-n2']) await page.locator(`[data-terminal="${n}"][data-status="open"]`).waitFor({ timeout: 20_000 });
   await page.getByText('2/2 open').waitFor();
   // Run once (the deploy area's panel) works on the same chosen nodes, below the input line.

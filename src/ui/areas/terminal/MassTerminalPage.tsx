@@ -45,7 +45,15 @@ export default function MassTerminalPage() {
       }
       return p;
     });
-  const setIds = (next: number[]) => set({ ids: next.length ? next.join(',') : null });
+  /** Changes the chosen nodes from the URL as it is when applied, so quick clicks never lose one. */
+  const setIds = (change: (ids: number[]) => number[]) =>
+    setParams((prev) => {
+      const p = new URLSearchParams(prev);
+      const next = change(parseIds(p.get('ids')));
+      if (next.length) p.set('ids', next.join(','));
+      else p.delete('ids');
+      return p;
+    });
   const onStatus = useCallback((Id: number, s: PaneStatus) => setOpen((o) => ({ ...o, [Id]: s.status === 'open' })), []);
   const openKeys = selected.filter((s) => open[s.Id]).map((s) => s.Id);
 
@@ -99,11 +107,14 @@ export default function MassTerminalPage() {
                 type="checkbox"
                 label={s.name}
                 checked={ids.includes(s.Id)}
-                onChange={(e) => setIds(e.currentTarget.checked ? [...ids, s.Id] : ids.filter((x) => x !== s.Id))}
+                onChange={(e) => {
+                  const on = e.currentTarget.checked;
+                  setIds((now) => (on ? [...now.filter((x) => x !== s.Id), s.Id] : now.filter((x) => x !== s.Id)));
+                }}
               />
             ))}
-            <Button size="sm" variant="link" className="p-0" onClick={() => setIds(list.map((s) => s.Id))}>All</Button>
-            <Button size="sm" variant="link" className="p-0" onClick={() => setIds([])}>None</Button>
+            <Button size="sm" variant="link" className="p-0" onClick={() => setIds(() => list.map((s) => s.Id))}>All</Button>
+            <Button size="sm" variant="link" className="p-0" onClick={() => setIds(() => [])}>None</Button>
           </div>
           <Form onSubmit={send} className="mb-3">
             <InputGroup size="sm">
@@ -123,7 +134,7 @@ export default function MassTerminalPage() {
           </Form>
           <div className="mb-3"><RunOncePanel servers={selected} /></div>
           {selected.length ? (
-            <TerminalGrid nodes={selected} onStatus={onStatus} onRemove={(Id) => setIds(ids.filter((x) => x !== Id))} />
+            <TerminalGrid nodes={selected} onStatus={onStatus} onRemove={(Id) => setIds((now) => now.filter((x) => x !== Id))} />
           ) : (
             <EmptyState title="No node chosen" text="Tick the nodes to open a terminal on each." />
           )}
