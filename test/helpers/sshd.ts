@@ -31,6 +31,8 @@ export interface Sshd {
   rotateHostKeys(): Promise<void>;
   /** sshd's stderr so far (for failure messages). */
   log(): string;
+  /** The listening sshd's process id (its sessions are its children). */
+  pid(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -140,6 +142,7 @@ export async function startSshd(): Promise<Sshd> {
     encryptedKey: readFileSync(join(dir, 'client_key_enc'), 'utf8'),
     keyPassphrase,
     log: () => stderr,
+    pid: () => proc?.pid,
     rotateHostKeys: async () => {
       await halt();
       makeHostKeys();
