@@ -3,10 +3,13 @@
  * TEST_DATABASE_URL): GET /author/get_list?only_double=1 lists authors with their candidates and the
  * reasons; POST /author/update_list saves the Yes/No decisions with the 001 §5 rules (trim, de-duplicate,
  * drop empty, 'not same' out of new_relay), all or none; a merge moves the books in one transaction and
- * its undo puts authors and books back; roles (100 reads, cannot change) and bad input.
+ * its undo puts authors and books back; roles (100 reads, cannot change) and bad input; the candidate
+ * index's worker thread replaced when it dies.
  */
 import { getDataSourceToken } from '@nestjs/typeorm';
+import { threadId, Worker } from 'node:worker_threads';
 import type { DataSource } from 'typeorm';
+import { AuthorIndexService } from '../../src/modules/authors/author-index.service.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -67,6 +70,17 @@ describe(`authors (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, ()
     expect((await t.rest(user, 'GET', '/author/get_list?page=0')).status).toBe(422);
     expect((await t.rest(user, 'GET', '/author/get_list?limit=1000')).status).toBe(422);
     expect((await t.rest(user, 'GET', '/author/get_list?only_double=yes')).status).toBe(422);
+  });
+
+  test('the candidate index lives in a worker thread; a thread that dies is replaced and the index built again', async () => {
+    const svc = t.app.get(AuthorIndexService);
+    const before = await t.ok(user, 'author.getList', { only_double: 1 });
+    const thread = (svc as unknown as { worker: Worker | null }).worker;
+    expect(thread).toBeInstanceOf(Worker);
+    expect(thread!.threadId).not.toBe(threadId);
+    await thread!.terminate();
+    expect(await t.ok(user, 'author.getList', { only_double: 1 })).toEqual(before);
+    expect((svc as unknown as { worker: Worker | null }).worker).not.toBe(thread);
   });
 
   test('POST /author/update_list: roles, bad input, all or none', async () => {

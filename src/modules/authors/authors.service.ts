@@ -127,7 +127,8 @@ export class AuthorsService {
       const dec = await this.decisions();
       const built = await this.index.get();
       // An author without 'not same' decisions keeps its candidates by name; only the others are checked again.
-      let ids = built.doubles.filter((id) => !dec.has(id) || built.index.candidatesOf(id, dec.get(id)).length > 0);
+      const kept = new Set(await this.index.stillDouble(built.doubles.filter((id) => dec.has(id)).map((id) => [id, [...dec.get(id)!]])));
+      let ids = built.doubles.filter((id) => !dec.has(id) || kept.has(id));
       if (a.Id_author) ids = ids.filter((id) => id === a.Id_author);
       if (like) {
         const needle = a.a_fio!.toLowerCase();

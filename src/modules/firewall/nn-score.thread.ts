@@ -7,12 +7,10 @@
  * dropped first, mirrored here). A thread that dies fails its pending calls; the next call starts another.
  */
 import { Worker } from 'node:worker_threads';
-import { resolveWorkerScript } from './log-parse.pool.js';
+import { messageOf, resolveWorkerScript } from '../../core/worker-script.js';
 import { SCORE_THREAD_MODELS, type Scorer } from './nn-model.js';
 import type { ScoreReply, ScoreRequest } from './nn-score.worker.js';
 
-/** The message of an error from any realm (worker errors are not `instanceof Error` under jest's VM). */
-const messageOf = (e: unknown) => (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string' ? (e as { message: string }).message : String(e));
 
 interface Pending {
   worker: Worker;
