@@ -273,6 +273,15 @@ describe(`through the console (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sq
     expect(bad).toMatchObject({ status: 'rules', code: 422 });
     const missing: any = await s.timeout(10_000).emitWithAck('logs.follow', { Id: ids.a, name: 'logs/none.log' });
     expect(missing).toMatchObject({ code: 404, message: 'File not found' });
+    // At most 4 follows per socket; unfollow stops one (once).
+    const more: any[] = [];
+    for (let i = 0; i < 3; i++) more.push(await s.timeout(10_000).emitWithAck('logs.follow', { Id: ids.a, name: 'logs/live.log' }));
+    for (const m of more) expect(m).toMatchObject({ status: 'ok' });
+    expect(await s.timeout(10_000).emitWithAck('logs.follow', { Id: ids.a, name: 'logs/live.log' })).toEqual({ status: 'error', message: 'At most 4 files are followed at once', code: 429 });
+    expect(await s.timeout(10_000).emitWithAck('logs.unfollow', { fid: more[0].result.fid })).toEqual({ status: 'ok', result: { stopped: true } });
+    expect(await s.timeout(10_000).emitWithAck('logs.unfollow', { fid: more[0].result.fid })).toEqual({ status: 'ok', result: { stopped: false } });
+    expect(await s.timeout(10_000).emitWithAck('logs.unfollow', {})).toMatchObject({ status: 'rules', code: 422 });
+    expect(await s.timeout(10_000).emitWithAck('logs.follow', { Id: ids.a, name: 'logs/live.log' })).toMatchObject({ status: 'ok' });
     s.disconnect();
     // The console closes its stream to the agent: the agent's open connections drop back.
     await waitFor('agent stream closed', () => new Promise<boolean>((r) => a.server.getConnections((_e, n) => r(n <= before))));

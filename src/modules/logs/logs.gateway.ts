@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, SubscribeMessage, WebSocketGateway, type OnGatewayDisconnect } from '@nestjs/websockets';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'socket.io';
@@ -5,7 +6,7 @@ import type { Envelope } from '../../contracts/envelope.js';
 import { FollowArgs, type LogFollowEndEvent, type LogLinesEvent } from '../../contracts/logs.js';
 import { Role } from '../../contracts/roles.js';
 import { RequireRole } from '../../core/auth/actor.js';
-import { parseInput, toFailure } from '../../core/errors.js';
+import { parseInput, socketAnswer, toFailure, tooMany, upstream } from '../../core/errors.js';
 import { z } from 'zod';
 import { LogsService } from './logs.service.js';
 
@@ -22,35 +23,52 @@ const UnfollowArgs = z.object({ fid: z.string().max(64) });
 @WebSocketGateway()
 @RequireRole(Role.admin)
 export class LogsGateway implements OnGatewayDisconnect {
+  private readonly log = new Logger('LogsGateway');
   private readonly follows = new Map<string, Map<string, AbortController>>();
 
   constructor(private readonly logs: LogsService) {}
 
   @SubscribeMessage('logs.follow')
-  async follow(@ConnectedSocket() c: Socket, @MessageBody() body: unknown): Promise<Envelope> {
-    let args: z.output<typeof FollowArgs>;
-    try { args = parseInput(FollowArgs, body ?? {}); } catch (err) { return toFailure(err).envelope; }
+  follow(@ConnectedSocket() c: Socket, @MessageBody() body: unknown): Promise<Envelope> {
+    return socketAnswer(() => this.start(c, parseInput(FollowArgs, body ?? {})), this.log);
+  }
+
+  @SubscribeMessage('logs.unfollow')
+  unfollow(@ConnectedSocket() c: Socket, @MessageBody() body: unknown): Promise<Envelope> {
+    return socketAnswer(() => {
+      const { fid } = parseInput(UnfollowArgs, body ?? {});
+      const mine = this.follows.get(c.id);
+      const ac = mine?.get(fid);
+      ac?.abort();
+      mine?.delete(fid); // the slot is free at once (the relay ends on its own)
+      return { stopped: !!ac };
+    }, this.log);
+  }
+
+  /** Opens the follow; answers once the agent's first event (`open`, after the hostname check) arrived, then relays in the background. */
+  private async start(c: Socket, args: z.output<typeof FollowArgs>): Promise<{ fid: string }> {
     const mine = this.follows.get(c.id) ?? new Map<string, AbortController>();
-    if (mine.size >= MAX_FOLLOWS_PER_SOCKET) return { status: 'rules', message: `At most ${MAX_FOLLOWS_PER_SOCKET} files are followed at once`, code: 429 };
+    if (mine.size >= MAX_FOLLOWS_PER_SOCKET) throw tooMany(`At most ${MAX_FOLLOWS_PER_SOCKET} files are followed at once`);
     this.follows.set(c.id, mine);
     const fid = randomUUID();
     const ac = new AbortController();
     mine.set(fid, ac);
+    const forget = () => {
+      ac.abort();
+      mine.delete(fid);
+      if (!mine.size && this.follows.get(c.id) === mine) this.follows.delete(c.id);
+    };
     const it = this.logs.follow(args, ac.signal);
-    // The first event (the agent's `open`, after the hostname check) decides the acknowledgement.
     let first: IteratorResult<unknown>;
     try {
       first = await it.next();
     } catch (err) {
-      mine.delete(fid);
-      if (!mine.size) this.follows.delete(c.id);
-      return toFailure(err).envelope;
+      forget();
+      throw err;
     }
     if (first.done || c.disconnected) {
-      ac.abort();
-      mine.delete(fid);
-      if (c.disconnected && !mine.size) this.follows.delete(c.id);
-      return { status: 'error', message: 'The follow stream ended', code: 502 };
+      forget();
+      throw upstream('The follow stream ended');
     }
     void (async () => {
       const end: LogFollowEndEvent = { fid, Id: args.Id, name: args.name };
@@ -69,22 +87,11 @@ export class LogsGateway implements OnGatewayDisconnect {
       } catch (err) {
         if (!ac.signal.aborted) end.error = toFailure(err).envelope.message;
       } finally {
-        ac.abort();
-        mine.delete(fid);
-        if (!mine.size && this.follows.get(c.id) === mine) this.follows.delete(c.id);
+        forget();
         if (!c.disconnected) c.emit('logs.follow_end', end);
       }
     })();
-    return { status: 'ok', result: { fid } };
-  }
-
-  @SubscribeMessage('logs.unfollow')
-  unfollow(@ConnectedSocket() c: Socket, @MessageBody() body: unknown): Envelope {
-    let args: z.output<typeof UnfollowArgs>;
-    try { args = parseInput(UnfollowArgs, body ?? {}); } catch (err) { return toFailure(err).envelope; }
-    const ac = this.follows.get(c.id)?.get(args.fid);
-    ac?.abort();
-    return { status: 'ok', result: { stopped: !!ac } };
+    return { fid };
   }
 
   handleDisconnect(c: Socket) {
