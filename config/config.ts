@@ -54,6 +54,8 @@ const EnvSchema = z.object({
   TERMINAL_RECORDING_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(90),
   TERMINAL_RECORDING_MAX_MB: z.coerce.number().int('must be a whole number of MB').min(1, 'must be at least 1').max(2000, 'must be at most 2000').default(50),
   TERMINAL_RECORD_INPUT: z.enum(['0', '1', 'true', 'false']).default('0'),
+  STREAM_HOURS_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').refine((n) => n === 0 || n >= 2, 'must be 0 (forever) or at least 2 (the hour charts read the last 24 hours)').default(35),
+  STREAM_DAYS_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').refine((n) => n === 0 || n >= 31, 'must be 0 (forever) or at least 31 (the screens read up to 30 days)').default(400),
   RUN_ONCE_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(20),
   DEPLOY_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(10),
   NODE_AGENT_PORT: port.default(3010),
@@ -111,6 +113,8 @@ export interface AppConfig {
    * (no input), and the recordings' retention (0: forever), size cap and whether keystrokes are recorded.
    */
   terminal: { maxPerUser: number; maxTotal: number; idleMs: number; recordingRetentionDays: number; recordingMaxBytes: number; recordInput: boolean };
+  /** Input stream (docs/input-stream.md): days the hour and day aggregates are kept (0: forever). */
+  stream: { hoursRetentionDays: number; daysRetentionDays: number };
   /** Run once and deploy (docs/deploy.md): SSH executions at once per call. */
   deploy: { runOnceConcurrency: number; concurrency: number };
   /**
@@ -195,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       recordingMaxBytes: e.TERMINAL_RECORDING_MAX_MB * 1024 * 1024,
       recordInput: truthy(e.TERMINAL_RECORD_INPUT),
     },
+    stream: { hoursRetentionDays: e.STREAM_HOURS_RETENTION_DAYS, daysRetentionDays: e.STREAM_DAYS_RETENTION_DAYS },
     deploy: { runOnceConcurrency: e.RUN_ONCE_CONCURRENCY, concurrency: e.DEPLOY_CONCURRENCY },
     nodeAgent: { port: e.NODE_AGENT_PORT, timeoutMs: e.NODE_AGENT_TIMEOUT_MS, concurrency: e.NODE_AGENT_CONCURRENCY },
     uiDir: resolve(e.UI_DIR ?? join(import.meta.dirname, '..', 'ui')),

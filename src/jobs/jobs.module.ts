@@ -5,6 +5,8 @@ import { SrvModule } from '../modules/srv/srv.module.js';
 import { FirewallRetentionJob } from './firewall-retention.job.js';
 import { FirewallTrafficJob } from './firewall-traffic.job.js';
 import { FirewallWorkerJob } from './firewall-worker.job.js';
+import { InputStreamModule } from '../modules/input-stream/input-stream.module.js';
+import { InputStreamRetentionJob } from './input-stream-retention.job.js';
 import { MonitoringCollectJob } from './monitoring-collect.job.js';
 import { MonitoringRetentionJob } from './monitoring-retention.job.js';
 import { MonitoringModule } from '../modules/monitoring/monitoring.module.js';
@@ -14,5 +16,5 @@ import { TerminalModule } from '../modules/terminal/terminal.module.js';
 import { TerminalRetentionJob } from './terminal-retention.job.js';
 
 /** Scheduled work; each job a one-line call into a module's service. */
-@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob] })
+@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule, InputStreamModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob, InputStreamRetentionJob] })
 export class JobsModule {}

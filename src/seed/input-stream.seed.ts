@@ -8,7 +8,8 @@ import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../config/config.js';
 import { STREAM_MAX_AGE_DAYS, type StreamEvent } from '../contracts/input-stream.js';
 import { SecretBox } from '../core/crypto/secret-box.js';
-import { StreamSiteEntity } from '../modules/input-stream/input-stream.entities.js';
+import { LeaseService } from '../core/lease.service.js';
+import { StreamBatchEntity, StreamSiteEntity } from '../modules/input-stream/input-stream.entities.js';
 import { InputStreamService } from '../modules/input-stream/input-stream.service.js';
 import { DEMO_BOOKS, DEMO_LAST_BOOK_ID } from './content.seed.js';
 import type { Seeder } from './seeders.js';
@@ -21,7 +22,8 @@ const REPORTS_PER_DAY = 4;
 export const inputStreamSeeder: Seeder = {
   name: 'input-stream',
   async run(ds: DataSource, log) {
-    const stream = new InputStreamService(ds, ds.getRepository(StreamSiteEntity), new SecretBox(loadConfig(process.env).secretKey));
+    const cfg = loadConfig(process.env);
+    const stream = new InputStreamService(cfg, ds, ds.getRepository(StreamSiteEntity), ds.getRepository(StreamBatchEntity), new SecretBox(cfg.secretKey), new LeaseService(ds));
     let site = await ds.getRepository(StreamSiteEntity).findOneBy({ name: SITE });
     if (!site) {
       await stream.saveSite({ name: SITE });

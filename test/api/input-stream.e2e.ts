@@ -3,10 +3,12 @@
  * TEST_DATABASE_URL): admins make a site and get its token once; a site posts batches with the token
  * (refused without it, with a wrong, rotated or deactivated one); a batch counts once per batch id;
  * hour and day aggregates answer stream.cats / stream.items / stream.cat / metrics.get and
- * GET /stats/get_views_data with the sums computed here; roles; bad input.
+ * GET /stats/get_views_data with the sums computed here; roles; bad input; retention.
  */
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { StreamBatchEntity } from '../../src/modules/input-stream/input-stream.entities.js';
+import { InputStreamService } from '../../src/modules/input-stream/input-stream.service.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -144,6 +146,39 @@ describe(`input stream (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})
     expect((await t.rest(null, 'GET', '/stats/get_views_data')).status).toBe(401);
     expect((await t.rest(user, 'GET', '/stats/get_views_data?select=password')).status).toBe(422);
     expect((await t.rest(user, 'GET', '/stats/get_views_data?time_more_than=abc')).status).toBe(422);
+  });
+
+  test('retention: batch ids after 31 days, hour rows after STREAM_HOURS_RETENTION_DAYS, day rows after STREAM_DAYS_RETENTION_DAYS, in day windows; only where scheduled work runs', async () => {
+    const ds = t.app.get<DataSource>(getDataSourceToken());
+    const svc = t.app.get(InputStreamService);
+    const now = Date.now();
+    const day = Math.floor(now / 86_400_000);
+    const at = (days: number) => new Date(now - days * 86_400_000);
+    // batch ids received 45, 32 and 30 days ago (and the ones of the tests before, just now)
+    for (const [id, d] of [['old-45', 45], ['old-32', 32], ['keep-30', 30]] as const) {
+      await ds.getRepository(StreamBatchEntity).insert({ site_id: siteId, batch_id: id, events: 1, received_at: at(d) });
+    }
+    // hour rows 100, 36 and 34 days back (default 35 days), day rows 500, 401 and 399 days back (default 400), besides today's
+    for (const [tier, ts] of [['hours', (day - 100) * 24], ['hours', (day - 36) * 24 + 5], ['hours', (day - 34) * 24], ['days', day - 500], ['days', day - 401], ['days', day - 399]] as const) {
+      await ds.query(`INSERT INTO stream_${tier} (Id_cat, Id_book, ts, shows, clicks, pos_sum, pos_n) VALUES (9, 99, ?, 1, 0, 1, 1)`, [ts]);
+    }
+    const count = async (sql: string) => Number((await ds.query(sql))[0].n);
+    const hoursBefore = await count('SELECT COUNT(*) AS n FROM stream_hours');
+    const daysBefore = await count('SELECT COUNT(*) AS n FROM stream_days');
+
+    expect(await svc.scheduledPrune()).toBeNull(); // CRON_ENABLED=0: not here
+    expect(await svc.prune(now)).toEqual({ batches: 2, hours: 2, days: 2 });
+    expect((await ds.query('SELECT batch_id FROM stream_batches ORDER BY batch_id')).map((r: any) => r.batch_id)).toEqual(['b-1', 'b-2', 'keep-30']);
+    expect(await count('SELECT COUNT(*) AS n FROM stream_hours')).toBe(hoursBefore - 2);
+    expect(await count(`SELECT COUNT(*) AS n FROM stream_hours WHERE Id_book = 99 AND ts = ${(day - 34) * 24}`)).toBe(1);
+    expect(await count('SELECT COUNT(*) AS n FROM stream_days')).toBe(daysBefore - 2);
+    expect(await count(`SELECT COUNT(*) AS n FROM stream_days WHERE Id_book = 99 AND ts = ${day - 399}`)).toBe(1);
+    expect(await svc.prune(now)).toEqual({ batches: 0, hours: 0, days: 0 });
+    // the reads are unchanged: today's sums stay
+    expect(await t.ok(user, 'metrics.get', { days: 2 })).toMatchObject({ shows: 210, clicks: 13 });
+    await ds.query('DELETE FROM stream_hours WHERE Id_book = 99');
+    await ds.query('DELETE FROM stream_days WHERE Id_book = 99');
+    await ds.query("DELETE FROM stream_batches WHERE batch_id = 'keep-30'");
   });
 
   test('rotating a token stops the old one; a deactivated site is refused', async () => {

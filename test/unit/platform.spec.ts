@@ -26,6 +26,11 @@ describe('configuration', () => {
     expect(loadConfig({ DATA_DIR: tmp(), DATABASE_URL: 'mariadb://u:p@db/console' }).database).toEqual({ type: 'mariadb', url: 'mysql://u:p@db/console' });
   });
 
+  test('the input stream keeps hour rows 35 days and day rows 400 by default; 0 keeps them', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).stream).toEqual({ hoursRetentionDays: 35, daysRetentionDays: 400 });
+    expect(loadConfig({ DATA_DIR: tmp(), STREAM_HOURS_RETENTION_DAYS: '0', STREAM_DAYS_RETENTION_DAYS: '0' }).stream).toEqual({ hoursRetentionDays: 0, daysRetentionDays: 0 });
+  });
+
   test.each([
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
@@ -33,6 +38,8 @@ describe('configuration', () => {
     [{ SECRET_KEY: 'short' }, 'SECRET_KEY'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
     [{ ADMIN_PASSWORD: '123' }, 'ADMIN_PASSWORD'],
+    [{ STREAM_HOURS_RETENTION_DAYS: '1' }, 'STREAM_HOURS_RETENTION_DAYS'],
+    [{ STREAM_DAYS_RETENTION_DAYS: '30' }, 'STREAM_DAYS_RETENTION_DAYS'],
   ])('a bad value stops the start with a message naming it: %o', (env, name) => {
     expect(() => loadConfig({ DATA_DIR: tmp(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: tmp(), ...env })).toThrow(new RegExp(`${name}:`));

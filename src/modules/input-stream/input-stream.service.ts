@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import type { DataSource, EntityManager, Repository } from 'typeorm';
+import { LessThan, type DataSource, type EntityManager, type Repository } from 'typeorm';
 import type { z } from 'zod';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import {
   ctrOf, MetricsArgs, STREAM_CAT_BOOKS_PAGE, STREAM_DEFAULT_DAYS, STREAM_ITEMS_PAGE, STREAM_MAX_AGE_DAYS, STREAM_MAX_AHEAD_MIN,
   StreamBatch, StreamCatArgs, StreamCatsArgs, StreamItemsArgs, StreamSiteId, StreamSiteSave, ViewsDataQuery,
@@ -16,6 +17,8 @@ import { auditTarget } from '../../core/audit/audit-target.js';
 import { SecretBox, sha256 } from '../../core/crypto/secret-box.js';
 import { AppError, conflict, notFound, unauthorized } from '../../core/errors.js';
 import { containsPattern, LIKE_CONTAINS } from '../../core/database/like.js';
+import { deleteBelow } from '../../core/database/prune.js';
+import { LeaseService } from '../../core/lease.service.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { StreamBatchEntity, StreamSiteEntity } from './input-stream.entities.js';
 
@@ -23,6 +26,12 @@ const HOUR = 3600;
 const DAY = 86_400;
 /** Aggregate rows per INSERT statement. */
 const UPSERT_CHUNK = 400;
+/**
+ * Batch ids are kept this long: a batch sent again later could not be counted twice anyway, since its
+ * events would be older than STREAM_MAX_AGE_DAYS and the whole batch is refused (422).
+ */
+const BATCH_KEEP_DAYS = STREAM_MAX_AGE_DAYS + 1;
+const PRUNE_LEASE = 'input-stream.prune';
 
 interface Bucket { Id_cat: number; Id_book: number; ts: number; shows: number; clicks: number; pos_sum: number; pos_n: number }
 interface SumRow { shows: unknown; clicks: unknown; pos_sum: unknown; pos_n: unknown }
@@ -61,10 +70,15 @@ export function bucketsOf(events: z.output<typeof StreamBatch>['events'], size: 
 export class InputStreamService {
   readonly dialect: 'sqlite' | 'mariadb';
 
+  private readonly log = new Logger('InputStream');
+
   constructor(
+    @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     @InjectDataSource() private readonly db: DataSource,
     @InjectRepository(StreamSiteEntity) private readonly sites: Repository<StreamSiteEntity>,
+    @InjectRepository(StreamBatchEntity) private readonly batches: Repository<StreamBatchEntity>,
     private readonly box: SecretBox,
+    private readonly leases: LeaseService,
   ) {
     this.dialect = db.options.type === 'better-sqlite3' ? 'sqlite' : 'mariadb';
   }
@@ -195,6 +209,42 @@ export class InputStreamService {
       const values = chunk.map(() => `(${cols.map(() => '?').join(', ')})`).join(', ');
       await m.query(`INSERT INTO ${table} (${cols.join(', ')}) VALUES ${values}${tail}`, chunk.flatMap((r) => cols.map((c) => r[c])));
     }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Retention
+
+  /**
+   * Removes what is past its retention (docs/input-stream.md "Retention"): batch ids older than
+   * BATCH_KEEP_DAYS, hour rows older than STREAM_HOURS_RETENTION_DAYS and day rows older than
+   * STREAM_DAYS_RETENTION_DAYS (0: forever), oldest first, a day of buckets (or of batches) per
+   * statement. Answers how many rows each table lost.
+   */
+  async prune(now = Date.now()): Promise<{ batches: number; hours: number; days: number }> {
+    const out = { batches: 0, hours: 0, days: 0 };
+    const keepFrom = now - BATCH_KEEP_DAYS * DAY * 1000;
+    const oldest = await this.batches.findOne({ where: { received_at: LessThan(new Date(keepFrom)) }, order: { received_at: 'ASC' } });
+    if (oldest) {
+      for (let t = oldest.received_at.getTime() + DAY * 1000; ; t += DAY * 1000) {
+        const bound = Math.min(t, keepFrom);
+        out.batches += (await this.batches.delete({ received_at: LessThan(new Date(bound)) })).affected ?? 0;
+        if (bound === keepFrom) break;
+      }
+    }
+    const { hoursRetentionDays: h, daysRetentionDays: d } = this.cfg.stream;
+    const today = Math.floor(now / 1000 / DAY);
+    if (h) out.hours = await deleteBelow(this.db, 'stream_hours', 'ts', (today - h) * 24, 24);
+    if (d) out.days = await deleteBelow(this.db, 'stream_days', 'ts', today - d, 1);
+    return out;
+  }
+
+  /** The retention job's call: only where scheduled work runs, one instance at a time (the lease). */
+  async scheduledPrune(): Promise<{ batches: number; hours: number; days: number } | null> {
+    if (!this.cfg.cronEnabled) return null;
+    if (!(await this.leases.acquire(PRUNE_LEASE, 30 * 60_000))) return null;
+    const r = await this.prune();
+    if (r.batches || r.hours || r.days) this.log.log(`retention: ${r.batches} batch ids, ${r.hours} hour rows and ${r.days} day rows removed`);
+    return r;
   }
 
   // ------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { deleteBelow } from '../../core/database/prune.js';
 import {
   MONITOR_MAX_POINTS, MONITOR_METRICS, MONITOR_TIERS, QUALITY_TIER, TIER_SECONDS,
   type MonitorMetric, type MonitorQuality, type MonitorTier,
@@ -290,24 +291,9 @@ export class MonitoringStore {
       const coarser = next[tier];
       if (coarser) before = Math.min(before, wm[coarser] ?? -Infinity);
       if (!Number.isFinite(before)) continue;
-      const first = num(((await this.db.query(`SELECT MIN(ts) AS ts FROM ${TABLE[tier]}`)) as Array<{ ts: unknown }>)[0]?.ts);
-      if (first === null) continue;
-      for (let from = first; from < before; from += PRUNE_WINDOW_MIN) {
-        out[tier] += await this.exec(`DELETE FROM ${TABLE[tier]} WHERE ts >= ? AND ts < ?`, [from, Math.min(before, from + PRUNE_WINDOW_MIN)]);
-      }
+      out[tier] = await deleteBelow(this.db, TABLE[tier], 'ts', before, PRUNE_WINDOW_MIN);
     }
     return out;
-  }
-
-  /** Runs a statement and answers the rows it changed. */
-  private async exec(sql: string, params: unknown[]): Promise<number> {
-    const runner = this.db.createQueryRunner();
-    try {
-      const r = await runner.query(sql, params, true);
-      return Number((r as { affected?: number }).affected ?? 0);
-    } finally {
-      await runner.release();
-    }
   }
 
   // ------------------------------------------------------------------------------------------
