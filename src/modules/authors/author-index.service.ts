@@ -32,8 +32,8 @@ interface Built {
  * rebuilt when the authors table changes: this service's own writes invalidate it at once; other
  * writers (import, another instance) are noticed through a fingerprint (row count, highest id, total
  * name length) checked at most every RECHECK_MS. A build reads the table in pages of LOAD_PAGE and
- * hands each to the thread; queries meanwhile use the previous index; concurrent callers share one
- * build. A thread that dies fails its pending calls; the next call starts another and rebuilds.
+ * hands each to the thread; callers that need the index meanwhile wait for that one build. A thread
+ * that dies fails its pending calls; the next call starts another and rebuilds.
  */
 @Injectable()
 export class AuthorIndexService implements OnApplicationBootstrap, OnApplicationShutdown {
