@@ -8,8 +8,6 @@
  */
 /// <reference lib="dom" />
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import type { AuditRow, Paged } from '../../src/contracts/auth.js';
@@ -18,7 +16,6 @@ import { AuditEntity } from '../../src/core/audit/audit.entity.js';
 import { ADMIN, startApp, type TestApp } from '../helpers/app.js';
 import { DESKTOP, expectNoPageErrors, launchBrowser, openSignedIn, screenshot } from '../helpers/browser.js';
 
-const UI_INDEX = join(process.env.TEST_UI_DIR ?? join(import.meta.dirname, '..', '..', 'dist', 'ui'), 'index.html');
 const T = 60_000;
 
 let t: TestApp;
@@ -40,7 +37,6 @@ const rows = (page: Page) => page.locator('table.app-table tbody tr');
 const rowCount = (page: Page, n: number) => page.waitForFunction((k) => document.querySelectorAll('table.app-table tbody tr').length === k, n);
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
   t = await startApp({ CRON_ENABLED: '0' });
   browser = await launchBrowser();
   admin = (await t.session(1)).hash;

@@ -6,15 +6,12 @@
  * sees the list read-only.
  */
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Browser, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { expectNoPageErrors, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 90_000;
 const CONTENT = { login: 'user10', password: 'user10-password-1' };
 const VIEWER = { login: 'user100', password: 'user100-password-1' };
@@ -26,7 +23,6 @@ const pages: Page[] = [];
 const owners = async () => Object.fromEntries((await ds.query('SELECT Id_book, book_owner FROM books ORDER BY Id_book')).map((r: any) => [Number(r.Id_book), Number(r.book_owner)]));
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build\` before the browser tests`);
   t = await startApp({ CRON_ENABLED: '0' });
   await t.session(10);
   await t.session(100);

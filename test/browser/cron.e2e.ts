@@ -6,10 +6,8 @@
  * switch; edit; delete. A role-100 user gets the 403 page.
  */
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { CRON_LABELS, type CronAction } from '../../src/contracts/cron.js';
 import { UNSAVED_MESSAGE } from '../../src/ui/kit/useUnsavedPrompt.js';
@@ -17,7 +15,6 @@ import { waitFor } from '../helpers/wait.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { expectNoPageErrors, launchBrowser, loginAs, newPage, openSignedIn, screenshot } from '../helpers/browser.js';
 
-const UI_INDEX = join(process.env.TEST_UI_DIR ?? join(import.meta.dirname, '..', '..', 'dist', 'ui'), 'index.html');
 const T = 90_000;
 
 let t: TestApp;
@@ -42,7 +39,6 @@ const card = (page: Page, name: string): Locator => page.locator(`.app-cron-card
 const bg = (l: Locator) => l.evaluate((el) => getComputedStyle(el).backgroundColor);
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
   await new Promise<void>((r) => peer.listen(0, '127.0.0.1', r));
   peerUrl = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
   t = await startApp();

@@ -6,7 +6,7 @@
  * history lists both; run once shows identical outputs as one group; the console tails each node.
  */
 /// <reference lib="dom" />
-import { existsSync, mkdtempSync, chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -14,7 +14,6 @@ import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 90_000;
 
 let t: TestApp;
@@ -26,7 +25,6 @@ let dir: string;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
   [a, b] = await Promise.all([startSshd(), startSshd()]);
   t = await startApp({ CRON_ENABLED: '0' });
   browser = await launchBrowser();

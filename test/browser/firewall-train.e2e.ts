@@ -17,8 +17,6 @@
  * - the AI report without AI_REPORT_URL says it is not configured.
  */
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -29,7 +27,6 @@ import { waitFor } from '../helpers/wait.js';
 import { expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
 import { seedLines as seedLinesAs } from '../helpers/access-log-seed.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 240_000;
 const HOST = 'train.example';
 const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
@@ -66,7 +63,6 @@ function consoleLine(ip: string, method: string, url: string, code: number, at: 
 const seedLines = (lines: string[], proxyId = 900_101, proxyAddr = '10.99.0.1') => seedLinesAs(t.app, lines, proxyId, proxyAddr);
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build\` before the browser tests`);
   t = await startApp({ CRON_ENABLED: '0' });
   browser = await launchBrowser();
   admin = (await t.session(1)).hash;

@@ -16,8 +16,6 @@
  * - the worker bar: switch, Run now with each proxy's result, Sync now's dry-run preview, then Apply.
  */
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Dialog, Page } from 'playwright-core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -28,7 +26,6 @@ import { seedLines as seedLinesAs } from '../helpers/access-log-seed.js';
 import { startDeadHost, type DeadHost } from '../helpers/proxy-host.js';
 import { ianaAnswer, ripeAnswer, startWhoisServer, type WhoisServer } from '../helpers/whois-server.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 120_000;
 /** UNSAVED_MESSAGE of src/ui/kit/useUnsavedPrompt.ts (a UI module: not imported into Node). */
 const UNSAVED_MESSAGE = 'You have unsaved changes. Leave without saving?';
@@ -74,7 +71,6 @@ function consoleLine(ip: string, url: string, code: number, host: string, at: Da
 const seedLines = (lines: string[], proxyId = 900_001, proxyAddr = '10.99.0.1') => seedLinesAs(t.app, lines, proxyId, proxyAddr);
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
   rir = await startWhoisServer(() => ripeAnswer({ range: '203.0.113.0 - 203.0.113.255', netname: 'DOC-NET-3', country: 'DE', org: 'Example Crawlers GmbH', abuse: 'abuse@crawlers.example' }));
   iana = await startWhoisServer(() => ianaAnswer('203.0.0.0 - 203.255.255.255', rir.address));
   dead = await startDeadHost({ mode: 'refuse' });

@@ -13,7 +13,6 @@ import { startHeldAgent, startTestAgent, type TestAgent } from '../helpers/agent
 import { expectNoPageErrors, launchBrowser, MOBILE, openSignedIn, signedInPage } from '../helpers/browser.js';
 import { waitFor } from '../helpers/wait.js';
 
-const UI_INDEX = join(process.env.TEST_UI_DIR ?? join(import.meta.dirname, '..', '..', 'dist', 'ui'), 'index.html');
 const T = 90_000;
 const KEY = 'browser-cluster-key-0123456789';
 
@@ -25,7 +24,6 @@ const pages: Page[] = [];
 let admin = '';
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build\` before the browser tests`);
   a = await startTestAgent({ hostname: 'web-a', key: KEY });
   b = await startTestAgent({ hostname: 'web-b', key: KEY, configDir: false }); // fails its deploy test
   t = await startApp({ CRON_ENABLED: '0' });

@@ -13,8 +13,6 @@
  * - an admin's 'Collect now' shows each server's result; a role-100 user sees the screens without it.
  */
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
 import { MONITOR_METRICS } from '../../src/contracts/monitoring.js';
 import { MonitoringStore, type MinuteRow } from '../../src/modules/monitoring/monitoring-store.service.js';
@@ -22,7 +20,6 @@ import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { MOBILE, expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 90_000;
 const VIEWER = { login: 'viewer', password: 'viewer-password-1' };
 
@@ -56,7 +53,6 @@ function history(serverId: number, nowMin: number, n: number, endAgo: number, la
 }
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build\` before the browser tests`);
   sshd = await startSshd();
   t = await startApp({ CRON_ENABLED: '0' });
   browser = await launchBrowser();

@@ -8,8 +8,6 @@
  * The app's CSP forbids eval, so in-page checks are functions (never strings); the DOM lib below types them.
  */
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { MENU } from '../../src/contracts/menu.js';
@@ -20,7 +18,6 @@ import { sha256 } from '../../src/core/crypto/secret-box.js';
 import { ADMIN, startApp, type TestApp } from '../helpers/app.js';
 import { MOBILE, expectNoPageErrors, launchBrowser, loginAs, newPage, pathOf, screenshot, storageItem } from '../helpers/browser.js';
 
-const UI_INDEX = join(process.env.TEST_UI_DIR ?? join(import.meta.dirname, '..', '..', 'dist', 'ui'), 'index.html');
 const T = 60_000;
 
 let t: TestApp;
@@ -46,7 +43,6 @@ const sidebarPaths = async (page: Page): Promise<string[]> =>
   (await page.locator('aside.app-sidebar a.app-menu-link').evaluateAll((els) => els.map((e) => e.getAttribute('href') ?? ''))).filter((h) => h !== '/');
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
   t = await startApp();
   browser = await launchBrowser();
   // Enough audit rows for two pages (50 a page): renames of the admin are audited writes.

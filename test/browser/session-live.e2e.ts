@@ -8,8 +8,6 @@
  * The app's CSP forbids eval, so in-page checks are functions (never strings); the DOM lib types them.
  */
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import type { SessionValues } from '../../src/contracts/auth.js';
@@ -20,7 +18,6 @@ import { UserEntity } from '../../src/core/auth/user.entity.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { expectNoPageErrors, launchBrowser, openSignedIn, screenshot, storageItem } from '../helpers/browser.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 60_000;
 const LOGIN = 'boss';
 const PASSWORD = 'boss-password-1';
@@ -32,7 +29,6 @@ let uid: number;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
   t = await startApp();
   browser = await launchBrowser();
   admin = await t.session(1);

@@ -9,8 +9,6 @@
  * - 'Check now' and 'Check all now' on SSL answer with a notification.
  */
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Dialog, Page } from 'playwright-core';
 import { MSG } from '../../src/contracts/messages.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
@@ -18,7 +16,6 @@ import { MOBILE, expectNoPageErrors, launchBrowser, pathOf, screenshot, signedIn
 import { freePort } from '../helpers/sshd.js';
 import { startTlsServer, type TlsPeer } from '../helpers/tls.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 90_000;
 
 let t: TestApp;
@@ -63,7 +60,6 @@ function noDialogs(page: Page): string[] {
 }
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
   [tls3, tls30] = await Promise.all([startTlsServer({ days: 3 }), startTlsServer({ days: 30 })]);
   t = await startApp({ CRON_ENABLED: '0' });
   browser = await launchBrowser();

@@ -6,15 +6,12 @@
  * user can neither open the pages nor call the methods.
  */
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { MSG } from '../../src/contracts/messages.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { expectNoPageErrors, launchBrowser, loginAs, newPage, openSignedIn, screenshot } from '../helpers/browser.js';
 import { startTlsServer, type TlsPeer } from '../helpers/tls.js';
 
-const UI_INDEX = join(import.meta.dirname, '..', '..', 'dist', 'ui', 'index.html');
 const T = 60_000;
 
 let t: TestApp;
@@ -38,7 +35,6 @@ const rowNames = (page: Page, group: string, type: number) =>
 const toast = (page: Page, text: string) => page.locator('.app-notify', { hasText: text }).first().waitFor();
 
 beforeAll(async () => {
-  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build:ui\` before the browser tests`);
   [tls3, tls30] = await Promise.all([startTlsServer({ days: 3 }), startTlsServer({ days: 30 })]);
   t = await startApp({ CRON_ENABLED: '0' });
   browser = await launchBrowser();

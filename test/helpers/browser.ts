@@ -8,6 +8,8 @@
  *   ...
  *   await browser.close();
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -16,7 +18,12 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-backgr
 export const DESKTOP = { width: 1280, height: 800 } as const;
 export const MOBILE = { width: 390, height: 844 } as const;
 
+/** The built UI the app serves (TEST_UI_DIR, else dist/ui). */
+const UI_INDEX = join(process.env.TEST_UI_DIR ?? join(import.meta.dirname, '..', '..', 'dist', 'ui'), 'index.html');
+
+/** Debian's Chromium, headless; refuses to start when the UI is not built (the pages would be blank). */
 export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(UI_INDEX)) throw new Error(`${UI_INDEX} is missing: run \`npm run build\` before the browser tests`);
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
 }
 

@@ -212,22 +212,10 @@ export class CandidateIndex {
    * `d:` buckets the pairs that can match are checked (buckets over MAX_BUCKET skipped, as in candidatesOf).
    */
   withCandidates(): number[] {
-    const ids: number[] = [];
-    for (const step of this.withCandidatesSteps()) if (step) ids.push(...step);
-    return ids.sort((x, y) => x - y);
-  }
-
-  /**
-   * The same pass in steps: yields lists of ids (each id once overall), and `null` after about every
-   * `every` units of work, where a caller may give the event loop a turn.
-   */
-  *withCandidatesSteps(every = 50_000): Generator<number[] | null> {
     const ids = new Set<number>();
-    let work = 0;
+    const mark = (id: number) => ids.add(id);
     for (const [k, list] of this.byKey) {
       if (list.length < 2) continue;
-      const found: number[] = [];
-      const mark = (id: number) => { if (!ids.has(id)) { ids.add(id); found.push(id); } };
       if (k[0] === 'f') list.forEach(mark);
       else if (list.length <= MAX_BUCKET) {
         // Only the members that can pair: for i:, those with an initial against everyone; for d:, two-word against three-word names.
@@ -235,14 +223,11 @@ export class CandidateIndex {
         for (const x of lead) {
           for (const y of list) {
             if (x === y || (ids.has(x) && ids.has(y)) || !this.worth(k, x, y)) continue;
-            work++;
             if (compareNames(this.names.get(x)!, this.names.get(y)!)) { mark(x); mark(y); }
           }
         }
       }
-      work += list.length;
-      if (found.length) yield found;
-      if (work >= every) { work = 0; yield null; }
     }
+    return [...ids].sort((x, y) => x - y);
   }
 }
