@@ -47,6 +47,8 @@ export interface ServerEvents {
   'server_console.status': ConsoleStatusEvent;
   /** Progress of a `cfg.deployGlobalConfig` call ('Deploy configs'), one event per node as it answers: to the calling user's sockets only. */
   'cfg.deploy_global': DeployGlobalProgressEvent;
+  /** A server console ended on this socket (closed, every node gone, or the role no longer allows it). */
+  'server_console.end': { key: string; reason: string };
 }
 
 /**
@@ -93,3 +95,5 @@ export const roleRoom = (level: number) => `min:${level}`;
 /** Every socket of one session (for ending it), and of one user (for role changes and deactivation). */
 export const sessionRoom = (sessionId: number) => `session:${sessionId}`;
 export const userRoom = (uid: number) => `user:${uid}`;
+/** A user's sockets whose role is at least as strong as `level`: progress of work a user started, kept to the role that may see it. */
+export const userRoleRoom = (uid: number, level: number) => `user:${uid}:min:${level}`;

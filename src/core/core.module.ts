@@ -17,6 +17,7 @@ import { RpcController } from './rpc/rpc.controller.js';
 import { RpcRegistry } from './rpc/rpc.registry.js';
 import { LeaseService } from './lease.service.js';
 import { RealtimeService } from './realtime/realtime.service.js';
+import { LiveChannels } from './realtime/live-channels.js';
 import { SocketSessions } from './realtime/socket-sessions.service.js';
 
 /** What every area uses: auth and roles, the RPC registry, audit, the envelope, leases. */
@@ -25,12 +26,12 @@ import { SocketSessions } from './realtime/socket-sessions.service.js';
   imports: [DiscoveryModule, TypeOrmModule.forFeature([UserEntity, SessionEntity, AuditEntity])],
   controllers: [AuthController, HealthController, RpcController],
   providers: [
-    AuthService, UsersService, AuditService, AuditRpc, RpcRegistry, LeaseService, RealtimeService, SocketSessions,
+    AuthService, UsersService, AuditService, AuditRpc, RpcRegistry, LeaseService, RealtimeService, SocketSessions, LiveChannels,
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
   ],
-  exports: [AuthService, AuditService, RpcRegistry, LeaseService, RealtimeService, SocketSessions],
+  exports: [AuthService, AuditService, RpcRegistry, LeaseService, RealtimeService, SocketSessions, LiveChannels],
 })
 export class CoreModule {}

@@ -14,6 +14,7 @@ export class SessionGateway implements OnGatewayInit, OnGatewayConnection {
 
   afterInit(server: Server) {
     this.realtime.attach(server);
+    this.sessions.listen(server);
   }
 
   async handleConnection(client: Socket) {

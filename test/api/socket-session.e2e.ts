@@ -93,7 +93,11 @@ function ask(c: Client, event: string, body: unknown = {}): Promise<Answer> {
     };
     c.s.once('exception', onExc);
     c.s.once('disconnect', onDisc);
-    c.s.emit(event, body, (ack: Envelope) => done({ ack }));
+    // The guard answers a refusal on the acknowledgement (401/403 envelope) as well as with the 'exception' event.
+    c.s.emit(event, body, (ack: Envelope) => {
+      const code = (ack as { code?: number }).code;
+      done(ack.status === 'error' && (code === 401 || code === 403) ? { refused: (ack as { message: string }).message } : { ack });
+    });
   });
 }
 

@@ -35,10 +35,17 @@ export class AuthGuard implements CanActivate {
 
     if (ctx.getType() === 'ws') {
       const client = ctx.switchToWs().getClient<Socket>();
-      if (!client.data.actor) throw new WsException(MSG.sessionRequired);
+      // A refused message is answered on its acknowledgement too (401/403 envelope), besides the 'exception' event,
+      // so a client that waits for the answer is not left waiting.
+      const refuse = (code: 401 | 403, message: string) => {
+        const ack = ctx.getArgs().find((x, i) => i > 1 && typeof x === 'function') as ((e: unknown) => void) | undefined;
+        ack?.({ status: 'error', message, code });
+        return new WsException(message);
+      };
+      if (!client.data.actor) throw refuse(401, MSG.sessionRequired);
       const actor = await this.sockets.check(client);
-      if (!actor) throw new WsException(MSG.sessionRequired);
-      if (need !== undefined && !roleAllows(actor.role, need)) throw new WsException(MSG.forbidden);
+      if (!actor) throw refuse(401, MSG.sessionRequired);
+      if (need !== undefined && !roleAllows(actor.role, need)) throw refuse(403, MSG.forbidden);
       return true;
     }
 

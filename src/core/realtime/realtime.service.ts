@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Server } from 'socket.io';
-import { roleRoom, ROLE_ROOM_LEVELS, type ServerEvents } from '../../contracts/events.js';
+import { roleRoom, ROLE_ROOM_LEVELS, userRoleRoom, type DeployLogsEvents, type ServerEvents } from '../../contracts/events.js';
 
 /**
  * Pushes typed events to connected operators. Role rooms make "admins only" a room name, which the
@@ -19,13 +19,29 @@ export class RealtimeService {
     return this.server;
   }
 
-  /** Rooms a socket of this role joins on connect. */
-  roomsFor(role: number): string[] {
-    return ROLE_ROOM_LEVELS.filter((level) => role <= level).map(roleRoom);
+  /** Rooms a socket of this role (and user) joins on connect, and is moved to when the role changes. */
+  roomsFor(role: number, uid?: number): string[] {
+    const levels = ROLE_ROOM_LEVELS.filter((level) => role <= level);
+    return [...levels.map(roleRoom), ...(uid === undefined ? [] : levels.map((l) => userRoleRoom(uid, l)))];
+  }
+
+  /** Every role-bound room of a user (what a role change may take a socket out of). */
+  allRoomsOf(uid: number): string[] {
+    return [...ROLE_ROOM_LEVELS.map(roleRoom), ...ROLE_ROOM_LEVELS.map((l) => userRoleRoom(uid, l))];
   }
 
   /** Sends to every connected socket whose role is at least as strong as `minRole` (1, 10 or 100). */
   emit<K extends keyof ServerEvents>(event: K, payload: ServerEvents[K], minRole: (typeof ROLE_ROOM_LEVELS)[number]) {
     this.server?.to(roleRoom(minRole)).emit(event as string, payload);
+  }
+
+  /** `deploy_logs_{server name}` (named per server) to the sockets of `minRole` and stronger. */
+  emitNamed<K extends keyof DeployLogsEvents>(event: K, payload: DeployLogsEvents[K], minRole: (typeof ROLE_ROOM_LEVELS)[number]) {
+    this.server?.to(roleRoom(minRole)).emit(event, payload);
+  }
+
+  /** Sends to one user's sockets whose role still meets `minRole` (progress of work they started). */
+  emitToUser<K extends keyof ServerEvents>(uid: number, event: K, payload: ServerEvents[K], minRole: (typeof ROLE_ROOM_LEVELS)[number]) {
+    this.server?.to(userRoleRoom(uid, minRole)).emit(event as string, payload);
   }
 }

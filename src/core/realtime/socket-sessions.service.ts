@@ -1,16 +1,19 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Socket } from 'socket.io';
+import type { Server, Socket } from 'socket.io';
 import { In, type Repository } from 'typeorm';
 import {
-  ROLE_ROOM_LEVELS, SESSION_END_MESSAGES, roleRoom, sessionRoom, userRoom, type ServerEvents, type SessionEndReason,
+  SESSION_END_MESSAGES, sessionRoom, userRoom, type ServerEvents, type SessionEndReason,
 } from '../../contracts/events.js';
 import type { Actor } from '../auth/actor.js';
 import { SessionEntity } from '../auth/user.entity.js';
+import { LiveChannels } from './live-channels.js';
 import { RealtimeService } from './realtime.service.js';
 
 /** How often each instance re-reads the sessions of its own sockets (the safety net behind the pushes). */
 export const SOCKET_SWEEP_MS = 60_000;
+/** The server-side message (through the Redis adapter) that tells the other instances to re-read a user's sockets. */
+const RECHECK_USER = 'session.recheck_user';
 /** setTimeout's longest delay; a later expiry is re-armed when the timer fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -49,12 +52,20 @@ export class SocketSessions implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly realtime: RealtimeService,
+    private readonly channels: LiveChannels,
     @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
   ) {}
 
   onApplicationBootstrap() {
     this.sweeper = setInterval(() => void this.sweep().catch((e: Error) => this.log.warn(`sweep failed: ${e.message}`)), SOCKET_SWEEP_MS);
     this.sweeper.unref();
+  }
+
+  /** The socket.io server is up (SessionGateway.afterInit): listen for the other instances' re-check requests. */
+  listen(server: Server) {
+    server.on(RECHECK_USER, (uid: unknown) => {
+      if (typeof uid === 'number') void this.recheckUser(uid).catch((e: Error) => this.log.warn(`re-check of user ${uid} failed: ${e.message}`));
+    });
   }
 
   onModuleDestroy() {
@@ -77,7 +88,7 @@ export class SocketSessions implements OnApplicationBootstrap, OnModuleDestroy {
       client.disconnect(true);
       return;
     }
-    client.join([sessionRoom(actor.sessionId), userRoom(actor.uid), ...this.realtime.roomsFor(actor.role)]);
+    client.join([sessionRoom(actor.sessionId), userRoom(actor.uid), ...this.realtime.roomsFor(actor.role, actor.uid)]);
     client.once('disconnect', () => clearTimeout(this.timers.get(client)));
     const now = await this.check(client, { announce: true });
     if (now) this.emitTo(client, 'session.changed', { role: now.role, name: now.name });
@@ -102,8 +113,10 @@ export class SocketSessions implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const actor: Actor = { ...st.actor, ip: before.ip };
     client.data.actor = actor;
+    // Streams this socket holds (terminals, consoles, follows) end here when the role no longer allows them.
+    this.channels.enforce(client, actor.role);
     if (actor.role !== before.role || actor.name !== before.name) {
-      this.moveSocket(client, actor.role);
+      this.moveSocket(client, actor);
       if (!opts.announce) this.emitTo(client, 'session.changed', { role: actor.role, name: actor.name });
     }
     this.armExpiry(client, st.expiresAt);
@@ -117,9 +130,9 @@ export class SocketSessions implements OnApplicationBootstrap, OnModuleDestroy {
     client.disconnect(true);
   }
 
-  private moveSocket(client: Socket, role: number) {
-    const keep = new Set(this.realtime.roomsFor(role));
-    for (const level of ROLE_ROOM_LEVELS) if (!keep.has(roleRoom(level))) void client.leave(roleRoom(level));
+  private moveSocket(client: Socket, actor: Actor) {
+    const keep = new Set(this.realtime.roomsFor(actor.role, actor.uid));
+    for (const room of this.realtime.allRoomsOf(actor.uid)) if (!keep.has(room)) void client.leave(room);
     client.join([...keep]);
   }
 
@@ -170,15 +183,32 @@ export class SocketSessions implements OnApplicationBootstrap, OnModuleDestroy {
     io.in(room).disconnectSockets(true);
   }
 
-  /** A user's role or name changed: their sockets move to the rooms of the new role and are told. */
+  /**
+   * A user's role or name changed: their sockets move to the rooms of the new role and are told, on
+   * every instance (adapter operations); then every instance re-reads that user's sockets, which ends
+   * the streams the new role no longer allows (LiveChannels). Without Redis there is one instance; with
+   * it, a lost re-check is caught by the next message's check or the sweep.
+   */
   userChanged(uid: number, role: number, name: string) {
     const io = this.realtime.io;
     if (!io) return;
     const room = userRoom(uid);
-    const keep = this.realtime.roomsFor(role);
-    const leave = ROLE_ROOM_LEVELS.map(roleRoom).filter((r) => !keep.includes(r));
+    const keep = this.realtime.roomsFor(role, uid);
+    const leave = this.realtime.allRoomsOf(uid).filter((r) => !keep.includes(r));
     if (leave.length) io.in(room).socketsLeave(leave);
     io.in(room).socketsJoin(keep);
     io.to(room).emit('session.changed', { role, name } satisfies ServerEvents['session.changed']);
+    void this.recheckUser(uid).catch((e: Error) => this.log.warn(`re-check of user ${uid} failed: ${e.message}`));
+    const adapter = io.of('/').adapter as { serverSideEmitWithAck?: unknown };
+    if (typeof adapter.serverSideEmitWithAck === 'function') io.serverSideEmit(RECHECK_USER, uid);
+  }
+
+  /** Re-reads the session of each socket of this user on this instance (ends, moves and trims them). */
+  async recheckUser(uid: number): Promise<void> {
+    const io = this.realtime.io;
+    const ids = io?.of('/').adapter.rooms.get(userRoom(uid));
+    if (!io || !ids?.size) return;
+    const sockets = [...ids].map((id) => io.of('/').sockets.get(id)).filter((s): s is Socket => !!s?.connected);
+    await Promise.all(sockets.map((s) => this.check(s)));
   }
 }

@@ -6,6 +6,7 @@ import type { Server, ServerOptions } from 'socket.io';
 import { SOCKET_CLIENT_STATUS } from '../../contracts/constants.js';
 import { MSG } from '../../contracts/messages.js';
 import { AuthService } from '../auth/auth.service.js';
+import { RedisWatch } from '../redis-watch.js';
 
 /**
  * socket.io on the same port. The handshake must carry a live session hash (`auth.hash`, or the
@@ -16,6 +17,8 @@ export class AuthedSocketAdapter extends IoAdapter {
   private readonly log = new Logger('Socket');
   private redisAdapter?: ReturnType<typeof createAdapter>;
   private redisClients: Array<ReturnType<typeof createClient>> = [];
+  /** The Redis clients' reachability: one warning per outage; /api/health reads it. */
+  readonly redis = new RedisWatch('socket.io adapter');
 
   constructor(private readonly app: INestApplicationContext, private readonly redisUrl?: string) {
     super(app);
@@ -25,6 +28,7 @@ export class AuthedSocketAdapter extends IoAdapter {
     if (!this.redisUrl) return;
     const pub = createClient({ url: this.redisUrl });
     const sub = pub.duplicate();
+    this.redis.watch(pub, sub);
     await Promise.all([pub.connect(), sub.connect()]);
     this.redisClients = [pub, sub];
     this.redisAdapter = createAdapter(pub, sub);

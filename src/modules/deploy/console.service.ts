@@ -10,6 +10,7 @@ import {
 import { Role } from '../../contracts/roles.js';
 import type { Actor } from '../../core/auth/actor.js';
 import { AppError, notFound, tooMany } from '../../core/errors.js';
+import { CHANNEL_ROLE_MESSAGE, LiveChannels, type LiveChannel } from '../../core/realtime/live-channels.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { SshService, type SshConnection } from '../../core/ssh/ssh.service.js';
 import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
@@ -33,6 +34,8 @@ interface Tail {
 interface Console {
   key: string;
   socket: Socket;
+  /** The stream to the socket (LiveChannels): ends the console when the socket's role no longer allows it, or it disconnects. */
+  channel: LiveChannel;
   tails: Tail[];
 }
 
@@ -57,10 +60,15 @@ export class ConsoleService implements OnApplicationShutdown {
   private readonly consoles = new Map<string, Console>();
   private tailsOpen = 0;
 
-  constructor(private readonly srv: SrvService, private readonly ssh: SshService, private readonly cfgs: CfgConfigsService) {}
+  constructor(
+    private readonly srv: SrvService,
+    private readonly ssh: SshService,
+    private readonly cfgs: CfgConfigsService,
+    private readonly channels: LiveChannels,
+  ) {}
 
   onApplicationShutdown() {
-    for (const key of [...this.consoles.keys()]) this.close(key);
+    for (const key of [...this.consoles.keys()]) this.close(key, 'Console stopped');
   }
 
   @Rpc('deploy.getConsoleApps', { role: Role.admin, summary: "Apps the server console can tail, from the cluster config rows of type 'console_app' (name|/log/path[|types]): [{name, path, types}]" })
@@ -87,27 +95,29 @@ export class ConsoleService implements OnApplicationShutdown {
     const mine = [...this.consoles.values()].filter((c) => c.socket.id === socket.id).length;
     if (mine >= CONSOLE_PER_SOCKET) throw tooMany(`At most ${CONSOLE_PER_SOCKET} consoles at once: close one first`);
     if (this.tailsOpen + nodes.length > CONSOLE_MAX_TAILS) throw tooMany('Too many server consoles are open: try again later');
-    if (!socket.connected) throw new AppError(400, 'The socket is closed', 'error');
 
     const key = randomBytes(8).toString('hex');
-    const con: Console = { key, socket, tails: nodes.map((n) => ({ node: n.name, conn: null, channel: null, closed: false })) };
+    const channel = this.channels.open(socket, {
+      kind: 'server_console', minRole: Role.admin,
+      onEnd: (why) => this.close(key, why === 'role' ? CHANNEL_ROLE_MESSAGE : why === 'disconnect' ? 'Disconnected' : 'Closed'),
+    });
+    const con: Console = { key, socket, channel, tails: nodes.map((n) => ({ node: n.name, conn: null, channel: null, closed: false })) };
     this.consoles.set(key, con);
     this.tailsOpen += nodes.length;
-    if (!socket.data.consoleHook) {
-      socket.data.consoleHook = true;
-      socket.once('disconnect', () => this.closeSocket(socket.id));
-    }
     const command = tailCommand(app.path);
     nodes.forEach((n, i) => void this.start(con, con.tails[i], n.Id, command, actor));
     return { key, app: app.name, path: app.path, nodes: nodes.map((n) => ({ Id: n.Id, name: n.name })) };
   }
 
-  close(key: string): boolean {
+  /** Stops every tail of a console and tells its socket (`server_console.end`). */
+  close(key: string, reason = 'Closed'): boolean {
     const con = this.consoles.get(key);
     if (!con) return false;
     this.consoles.delete(key);
     this.tailsOpen -= con.tails.length;
     for (const t of con.tails) this.stopTail(t);
+    con.channel.emitEnd('server_console.end', { key, reason });
+    con.channel.end();
     return true;
   }
 
@@ -119,17 +129,13 @@ export class ConsoleService implements OnApplicationShutdown {
     return { key: a.key, closed: true };
   }
 
-  closeSocket(socketId: string) {
-    for (const [key, c] of [...this.consoles]) if (c.socket.id === socketId) this.close(key);
-  }
-
   /** Tails open now (for tests and status). */
   get openTails() {
     return this.tailsOpen;
   }
 
   private status(con: Console, node: string, state: ConsoleStatusEvent['state'], error?: string) {
-    con.socket.emit('server_console.status', { key: con.key, node, state, ...(error ? { error } : {}) } satisfies ConsoleStatusEvent);
+    con.channel.emit('server_console.status', { key: con.key, node, state, ...(error ? { error } : {}) } satisfies ConsoleStatusEvent);
   }
 
   private async start(con: Console, t: Tail, Id: number, command: string, actor: Actor) {
@@ -155,7 +161,7 @@ export class ConsoleService implements OnApplicationShutdown {
         const flush = () => {
           timer = null;
           if (!buf || t.closed) return;
-          con.socket.emit('server_console.data', { key: con.key, node: t.node, data: buf } satisfies ConsoleDataEvent);
+          con.channel.emit('server_console.data', { key: con.key, node: t.node, data: buf } satisfies ConsoleDataEvent);
           buf = '';
         };
         const onData = (d: Buffer) => {

@@ -10,7 +10,6 @@ import {
   DeployArgs, DeployHistoryArgs, deployLogEvent, type DeployHost, type DeployLogEvent, type DeployMarker, type DeployNodeResult, type DeployResult,
   type DeployRunView, type DeployType,
 } from '../../contracts/deploy.js';
-import { roleRoom } from '../../contracts/events.js';
 import { Role } from '../../contracts/roles.js';
 import { PARENT_TYPE, WEB_TYPE, type ServerView } from '../../contracts/srv.js';
 import { auditTarget } from '../../core/audit/audit-target.js';
@@ -123,7 +122,7 @@ export class DeployService {
   /** One node: start marker, the command's lines, test marker when a test pass exits 0, end marker. Never throws. */
   private async runNode(s: ServerView, type: DeployType, host: string, command: string, ctx?: RpcContext): Promise<DeployNodeResult> {
     const send = (line: string, extra: Partial<DeployLogEvent> = {}) =>
-      this.realtime.io?.to(roleRoom(Role.admin)).emit(deployLogEvent(s.name), { type, host, line: line.slice(0, DEPLOY_LINE_MAX), ...extra } satisfies DeployLogEvent);
+      this.realtime.emitNamed(deployLogEvent(s.name), { type, host, line: line.slice(0, DEPLOY_LINE_MAX), ...extra } satisfies DeployLogEvent, Role.admin);
     const marker = (m: DeployMarker, extra: Partial<DeployLogEvent> = {}) => send(DEPLOY_MARKER_TEXT[m], { marker: m, ...extra });
     marker('start');
     const lines = new LineSplitter((l) => send(l));

@@ -5,7 +5,6 @@ import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import {
   RUN_ONCE_OUTPUT_MAX, RUN_ONCE_TIMEOUT_S, RunOnceArgs, type RunOnceGroup, type RunOnceProgressEvent, type RunOnceResult,
 } from '../../contracts/deploy.js';
-import { userRoom } from '../../contracts/events.js';
 import { Role } from '../../contracts/roles.js';
 import { auditTarget } from '../../core/audit/audit-target.js';
 import { notFound } from '../../core/errors.js';
@@ -84,11 +83,11 @@ export class RunOnceService {
     let done = 0;
     let lastSent = 0;
     const progress = (e: Omit<RunOnceProgressEvent, 'run' | 'total'>, force = false) => {
-      if (!actor?.uid || !this.realtime.io) return;
+      if (!actor?.uid) return;
       const now = Date.now();
       if (!force && now - lastSent < PROGRESS_EVERY_MS) return;
       lastSent = now;
-      this.realtime.io.to(userRoom(actor.uid)).emit('srv.run_once', { run: a.run ?? null, total: servers.length, ...e } satisfies RunOnceProgressEvent);
+      this.realtime.emitToUser(actor.uid, 'srv.run_once', { run: a.run ?? null, total: servers.length, ...e }, Role.admin);
     };
     progress({ done: 0 }, true);
 

@@ -7,6 +7,7 @@ import { FollowArgs, type LogFollowEndEvent, type LogLinesEvent } from '../../co
 import { Role } from '../../contracts/roles.js';
 import { RequireRole } from '../../core/auth/actor.js';
 import { parseInput, socketAnswer, toFailure, tooMany, upstream } from '../../core/errors.js';
+import { CHANNEL_ROLE_MESSAGE, LiveChannels } from '../../core/realtime/live-channels.js';
 import { z } from 'zod';
 import { LogsService } from './logs.service.js';
 
@@ -26,7 +27,7 @@ export class LogsGateway implements OnGatewayDisconnect {
   private readonly log = new Logger('LogsGateway');
   private readonly follows = new Map<string, Map<string, AbortController>>();
 
-  constructor(private readonly logs: LogsService) {}
+  constructor(private readonly logs: LogsService, private readonly channels: LiveChannels) {}
 
   @SubscribeMessage('logs.follow')
   follow(@ConnectedSocket() c: Socket, @MessageBody() body: unknown): Promise<Envelope> {
@@ -45,13 +46,25 @@ export class LogsGateway implements OnGatewayDisconnect {
     }, this.log);
   }
 
-  /** Opens the follow; answers once the agent's first event (`open`, after the hostname check) arrived, then relays in the background. */
+  /**
+   * Opens the follow; answers once the agent's first event (`open`, after the hostname check) arrived,
+   * then relays in the background through a live channel (LiveChannels): a role change that no longer
+   * allows it, a disconnect or `logs.unfollow` aborts the agent stream and sends `logs.follow_end`.
+   */
   private async start(c: Socket, args: z.output<typeof FollowArgs>): Promise<{ fid: string }> {
     const mine = this.follows.get(c.id) ?? new Map<string, AbortController>();
     if (mine.size >= MAX_FOLLOWS_PER_SOCKET) throw tooMany(`At most ${MAX_FOLLOWS_PER_SOCKET} files are followed at once`);
-    this.follows.set(c.id, mine);
     const fid = randomUUID();
     const ac = new AbortController();
+    const end: LogFollowEndEvent = { fid, Id: args.Id, name: args.name };
+    const channel = this.channels.open(c, {
+      kind: 'logs.follow', minRole: Role.admin,
+      onEnd: (why) => {
+        if (why === 'role') end.error = CHANNEL_ROLE_MESSAGE;
+        ac.abort();
+      },
+    });
+    this.follows.set(c.id, mine);
     mine.set(fid, ac);
     const forget = () => {
       ac.abort();
@@ -64,21 +77,22 @@ export class LogsGateway implements OnGatewayDisconnect {
       first = await it.next();
     } catch (err) {
       forget();
+      channel.end();
       throw err;
     }
-    if (first.done || c.disconnected) {
+    if (first.done || !channel.open) {
       forget();
+      channel.end();
       throw upstream('The follow stream ended');
     }
     void (async () => {
-      const end: LogFollowEndEvent = { fid, Id: args.Id, name: args.name };
       try {
         for await (const ev of it) {
           if (ev.event === 'lines') {
             const lines = ((ev.data as { lines?: unknown }).lines);
-            if (Array.isArray(lines)) c.emit('logs.lines', { fid, Id: args.Id, name: args.name, lines: lines.filter((l): l is string => typeof l === 'string') } satisfies LogLinesEvent);
+            if (Array.isArray(lines)) channel.emit('logs.lines', { fid, Id: args.Id, name: args.name, lines: lines.filter((l): l is string => typeof l === 'string') } satisfies LogLinesEvent);
           } else if (ev.event === 'truncated' || ev.event === 'rotated') {
-            c.emit('logs.lines', { fid, Id: args.Id, name: args.name, lines: [], truncated: true } satisfies LogLinesEvent);
+            channel.emit('logs.lines', { fid, Id: args.Id, name: args.name, lines: [], truncated: true } satisfies LogLinesEvent);
           } else if (ev.event === 'end') {
             end.error = String((ev.data as { error?: unknown }).error ?? 'ended');
             break;
@@ -88,7 +102,8 @@ export class LogsGateway implements OnGatewayDisconnect {
         if (!ac.signal.aborted) end.error = toFailure(err).envelope.message;
       } finally {
         forget();
-        if (!c.disconnected) c.emit('logs.follow_end', end);
+        channel.emitEnd('logs.follow_end', end);
+        channel.end();
       }
     })();
     return { fid };

@@ -2,14 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { z } from 'zod';
 import {
   AppLogsArgs, DeployGlobalArgs, LOG_DEFAULT_LINES, LOG_DEFAULT_TYPE, LogsFileArgs, LogsIdArgs, LogsOpenArgs, keepLogLine,
-  type AppLogEntry, type AppLogsResult, type DeployGlobalProgressEvent, type DeployGlobalResult, type DeployNodeResult, type DeployRes, type DeployTestRes,
+  type AppLogEntry, type AppLogsResult, type DeployGlobalResult, type DeployNodeResult, type DeployRes, type DeployTestRes,
   type LogClusterView, type LogFile, type LogFilesResult, type LogNodeView, type LogOpenResult, type LogsClustersView,
 } from '../../contracts/logs.js';
 import { Role } from '../../contracts/roles.js';
 import { WEB_CLUSTER_TYPE, type AgentTarget } from '../../contracts/srv.js';
 import { auditTarget } from '../../core/audit/audit-target.js';
 import { AppError } from '../../core/errors.js';
-import { userRoom } from '../../contracts/events.js';
 import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
 import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
@@ -141,8 +140,8 @@ export class LogsService {
     const uid = ctx?.actor?.uid;
     let done = 0;
     const progress = (node: DeployNodeResult | null) => {
-      if (!uid || !this.realtime.io) return;
-      this.realtime.io.to(userRoom(uid)).emit('cfg.deploy_global', { run: a.run ?? null, test: a.test, total: targets.length, done, node } satisfies DeployGlobalProgressEvent);
+      if (!uid) return;
+      this.realtime.emitToUser(uid, 'cfg.deploy_global', { run: a.run ?? null, test: a.test, total: targets.length, done, node }, Role.admin);
     };
     progress(null);
     const out = await Promise.all(targets.map(async (t): Promise<DeployNodeResult> => {

@@ -9,7 +9,6 @@ import { In, LessThan, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import type { Paged } from '../../contracts/auth.js';
-import type { ServerEvents } from '../../contracts/events.js';
 import { Role } from '../../contracts/roles.js';
 import {
   RecordingIdArgs, RecordingListArgs, TERMINAL_DEFAULT_COLS, TERMINAL_MSG, TERMINAL_ROWS,
@@ -19,8 +18,9 @@ import {
 import { targetLabel } from '../../core/audit/audit-target.js';
 import { AuditService } from '../../core/audit/audit.service.js';
 import type { Actor } from '../../core/auth/actor.js';
-import { badRequest, notFound, tooMany } from '../../core/errors.js';
+import { AppError, notFound, tooMany } from '../../core/errors.js';
 import { LeaseService } from '../../core/lease.service.js';
+import { CHANNEL_ROLE_MESSAGE, LiveChannels, type LiveChannel } from '../../core/realtime/live-channels.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { SshService, type SshConnection } from '../../core/ssh/ssh.service.js';
 import { SrvService } from '../srv/srv.service.js';
@@ -40,6 +40,8 @@ interface Shell {
   key: number;
   name: string;
   socket: Socket;
+  /** The stream to the socket (LiveChannels): ends the shell when the socket's role no longer allows terminals. */
+  channel?: LiveChannel;
   actor: Actor;
   status: TerminalState;
   message: string;
@@ -93,6 +95,7 @@ export class TerminalService implements OnApplicationShutdown {
     private readonly ssh: SshService,
     private readonly audit: AuditService,
     private readonly leases: LeaseService,
+    private readonly channels: LiveChannels,
   ) {
     this.dir = join(cfg.dataDir, 'recordings');
   }
@@ -125,7 +128,7 @@ export class TerminalService implements OnApplicationShutdown {
 
   private shell(socket: Socket, key: number): Shell {
     const sh = this.sockets.get(socket)?.shells.get(key);
-    if (!sh || sh.closing) throw badRequest(TERMINAL_MSG.notOpened(key));
+    if (!sh || sh.closing) throw new AppError(422, TERMINAL_MSG.notOpened(key), 'rules');
     return sh;
   }
 
@@ -133,14 +136,18 @@ export class TerminalService implements OnApplicationShutdown {
     return { key: sh.key, name: sh.name, status: sh.status, message: sh.message, recording: sh.recording, cols: sh.cols, rows: sh.rows };
   }
 
-  private emit<K extends keyof ServerEvents>(socket: Socket, event: K, payload: ServerEvents[K]) {
-    if (socket.connected) socket.emit(event as string, payload);
-  }
-
   private setStatus(sh: Shell, status: TerminalState, message = '') {
     sh.status = status;
     sh.message = message;
-    this.emit(sh.socket, 'node_control.status', this.statusOf(sh));
+    sh.channel?.emit('node_control.status', this.statusOf(sh));
+  }
+
+  /** The shell's last status (closed or error): sent even when its channel was ended by a role change; then the channel ends. */
+  private endStatus(sh: Shell, status: TerminalState, message: string) {
+    sh.status = status;
+    sh.message = message;
+    sh.channel?.emitEnd('node_control.status', this.statusOf(sh));
+    sh.channel?.end();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -156,7 +163,7 @@ export class TerminalService implements OnApplicationShutdown {
    * this socket already has open answers its status. Over a limit: 429 with the limit in the message.
    */
   async connect(socket: Socket, actor: Actor, a: TerminalConnectArgs): Promise<TerminalStatus> {
-    if (!socket.connected) throw badRequest(TERMINAL_MSG.sessionEnded); // a message that outlived its socket
+    if (!socket.connected) throw new AppError(409, TERMINAL_MSG.sessionEnded, 'error'); // a message that outlived its socket
     const mine = this.of(socket);
     const existing = mine.shells.get(a.Id);
     if (existing && !existing.closing) return this.statusOf(existing);
@@ -169,6 +176,10 @@ export class TerminalService implements OnApplicationShutdown {
       recording: null, decoder: new StringDecoder('utf8'), closing: false,
       pending: [], pendingLen: 0, flushQueued: false, held: false,
     };
+    sh.channel = this.channels.open(socket, {
+      kind: 'terminal', minRole: Role.admin,
+      onEnd: (why) => void this.close(sh, why === 'role' ? CHANNEL_ROLE_MESSAGE : TERMINAL_MSG.sessionEnded),
+    });
     mine.shells.set(a.Id, sh); // counts against the limits while it connects
     const started = Date.now();
     try {
@@ -197,7 +208,8 @@ export class TerminalService implements OnApplicationShutdown {
       sh.stream?.close();
       sh.conn?.close();
       if (mine.shells.get(a.Id) === sh) mine.shells.delete(a.Id);
-      this.setStatus(sh, 'error', message);
+      sh.closing = true;
+      this.endStatus(sh, 'error', message);
       await this.finishRecording(sh, message);
       throw err;
     }
@@ -206,7 +218,7 @@ export class TerminalService implements OnApplicationShutdown {
   /** Keystrokes to a shell this socket opened (`node_control.write`). */
   write(socket: Socket, a: TerminalWriteArgs): { key: number } {
     const sh = this.shell(socket, a.key);
-    if (sh.status !== 'open' || !sh.stream) throw badRequest(TERMINAL_MSG.notOpened(a.key));
+    if (sh.status !== 'open' || !sh.stream) throw new AppError(422, TERMINAL_MSG.notOpened(a.key), 'rules');
     sh.stream.write(a.str);
     if (this.cfg.terminal.recordInput) sh.recorder?.input(a.str);
     this.touch(sh);
@@ -309,7 +321,7 @@ export class TerminalService implements OnApplicationShutdown {
     sh.pending = [];
     sh.pendingLen = 0;
     sh.recorder?.output(data);
-    this.emit(sh.socket, 'node_control.data', { key: sh.key, data });
+    sh.channel?.emit('node_control.data', { key: sh.key, data });
     if (sh.held) {
       sh.held = false;
       if (!this.sockets.get(sh.socket)?.paused) sh.stream?.resume();
@@ -339,7 +351,8 @@ export class TerminalService implements OnApplicationShutdown {
     sh.conn?.close();
     const mine = this.sockets.get(sh.socket);
     if (mine?.shells.get(sh.key) === sh) mine.shells.delete(sh.key);
-    if (sh.status !== 'error') this.setStatus(sh, 'closed', reason);
+    if (sh.status !== 'error') this.endStatus(sh, 'closed', reason);
+    else sh.channel?.end();
     await this.finishRecording(sh, reason);
   }
 
