@@ -8,6 +8,8 @@ import { AppModule } from './app.module.js';
 import { apiWriteGuard, noStore } from './core/http/api-guard.js';
 import { AuthedSocketAdapter } from './core/realtime/socket.adapter.js';
 import { JsonLogger } from './core/logger.js';
+import { ingestTokenGate } from './modules/input-stream/input-stream.controller.js';
+import { InputStreamService } from './modules/input-stream/input-stream.service.js';
 
 /**
  * Builds the application (without listening): used by main.ts and by the end-to-end tests, so tests
@@ -28,6 +30,8 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
   // Every /api answer (errors, 404s and the RPC batch included) is no-store; writes are JSON from this
   // site only. Before the body parser, so a refused body is never parsed.
   app.use('/api', noStore, apiWriteGuard(cfg.trustProxy));
+  // Routes whose credential is not a session check it before the body too (docs/input-stream.md).
+  app.use('/api/input_stream/ingest', ingestTokenGate(app.get(InputStreamService, { strict: false })));
   // JSON only: no route takes a form body (the UI sends JSON everywhere; apiWriteGuard refuses the rest).
   app.use(express.json({ limit: cfg.bodyLimit }));
   // Body parser failures (malformed JSON, oversized body) answer an envelope, never an HTML stack.

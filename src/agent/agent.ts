@@ -21,10 +21,13 @@ import {
   CLUSTER_KEY_HEADER, LOG_DEFAULT_LINES, LOG_DEFAULT_TYPE, LOG_MAX_LINES, LOG_TYPES,
   type AgentAnswer, type ConfigRow, type DeployRes, type DeployTestRes,
 } from '../contracts/logs.js';
+import { int } from '../contracts/fields.js';
 import type { AgentConfig } from './config.js';
 import { AgentHttpError, deleteConfined, errorCounterpart, listFiles, openConfined, resolveName, tailLines } from './files.js';
 
 const BODY_LIMIT = 1024 * 1024;
+/** `?lines=`: digits only, as every numeric field of the console (contracts/fields.ts): not 1e3, 0x10, +5 or 5.0. */
+const LinesParam = int(1, LOG_MAX_LINES, 'lines');
 const RELOAD_TIMEOUT_MS = 60_000;
 const FOLLOW_POLL_MS = 250;
 const FOLLOW_HEARTBEAT_MS = 15_000;
@@ -107,8 +110,9 @@ export function createAgentServer(cfg: AgentConfig): Server {
     }
     if (rawPath.startsWith('/sync/logs/open/') && method === 'GET') {
       const named = fileOf('/sync/logs/open/');
-      const n = Number(url.searchParams.get('lines') ?? LOG_DEFAULT_LINES);
-      if (!Number.isInteger(n) || n < 1 || n > LOG_MAX_LINES) throw new AgentHttpError(400, `lines must be 1-${LOG_MAX_LINES}`);
+      const lines = LinesParam.safeParse(url.searchParams.get('lines') ?? LOG_DEFAULT_LINES);
+      if (!lines.success) throw new AgentHttpError(400, `lines must be 1-${LOG_MAX_LINES} (digits)`);
+      const n = lines.data;
       const type = url.searchParams.get('type') ?? LOG_DEFAULT_TYPE;
       if (!(LOG_TYPES as readonly string[]).includes(type)) throw new AgentHttpError(400, `type must be one of ${LOG_TYPES.join(', ')}`);
       // type=error reads the error stream paired with the named file (docs/agent.md "Output and error").

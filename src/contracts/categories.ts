@@ -3,7 +3,7 @@
  * cat.read, /cat/list, §9 page sizes): shapes and input schemas shared by the server and the UI.
  */
 import { z } from 'zod';
-import { id, int, INT_MAX, text } from './fields.js';
+import { id, int, INT_MAX, requiredOnCreate, text } from './fields.js';
 
 /** 001 §9: book categories 20 per page; category filter default 18; category show 50. */
 export const CATS_PAGE = 20;
@@ -85,7 +85,7 @@ export const CatUpdateArgs = z.object({
   meta_description: text('meta_description', 65_000, { multiline: true }).optional(),
   codeShow: text('codeShow', 65_000, { multiline: true }).optional(),
   codeClick: text('codeClick', 65_000, { multiline: true }).optional(),
-});
+}).superRefine(requiredOnCreate('Id_cat', { cat_title: 'cat_title is required' }));
 
 /** GET /cat/list (001 §7: select, limit false): `select` a comma list of CAT_FIELDS, `limit` a number or 'false' (all). */
 export const CatListQuery = z.object({

@@ -6,7 +6,8 @@
 import { Cron, CronPattern } from 'croner';
 import { z } from 'zod';
 import { API_TIMEOUT_MS } from './constants.js';
-import { flag as flagField, id as idField, int, isHttpUrl, optionalId as optionalIdField, text as textField } from './fields.js';
+import { isMaskedUserinfo, isSecretName, joinQuery, maskQuery, maskUserinfo, SECRET_MASK, splitQuery, userinfoEnd } from './secrets.js';
+import { flag as flagField, id as idField, int, isHttpUrl, optionalId as optionalIdField, requiredOnCreate, text as textField } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants
@@ -173,33 +174,40 @@ export interface CronHttpRequest {
   method: string;
   headers: Record<string, string>;
   body?: string;
+  /** The URL's user part as written (it is not in `url`: the runner sends it as `Authorization: Basic`). */
+  userinfo?: string;
 }
 
 /**
  * The HTTP request of a `curl=` task: `key=value` arguments become query parameters (GET, HEAD) or a
  * form body (POST, PUT, PATCH, DELETE, like `curl -d`); one JSON object or array argument is sent as a
- * JSON body. Throws CronCmdError for what cannot be sent.
+ * JSON body. The URL's user part is split off first (splitUrlUserinfo) and returned apart; the rest
+ * must be an absolute http(s) URL. Throws CronCmdError for what cannot be sent; its messages show the
+ * URL masked (maskedCronUrl), never a secret.
  */
 export function httpRequestOf(cmd: CronHttpCmd): CronHttpRequest {
   const method = (cmd.method || 'GET').toUpperCase();
   if (!(CRON_HTTP_METHODS as readonly string[]).includes(method)) throw new CronCmdError(`method=${cmd.method} is not one of ${CRON_HTTP_METHODS.join(', ')}`);
+  const u = splitUrlUserinfo(cmd.url);
+  const written = u ? u.bare : cmd.url;
+  const who = u ? { userinfo: u.userinfo } : {};
   let url: URL;
   try {
-    url = new URL(cmd.url);
+    url = new URL(written);
   } catch {
-    throw new CronCmdError(`curl=${cmd.url} is not a URL`);
+    throw new CronCmdError(`curl=${maskedCronUrl(cmd.url)} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CronCmdError('curl= must be an http:// or https:// URL');
   // new URL() forgives 'http:/x' and 'http:x' (read as http://x/): only an absolute URL as written is accepted.
-  if (!isHttpUrl(cmd.url)) throw new CronCmdError(`curl=${cmd.url} is not an absolute http(s) URL (curl=https://host/path)`);
+  if (!isHttpUrl(written)) throw new CronCmdError(`curl=${maskedCronUrl(cmd.url)} is not an absolute http(s) URL (curl=https://host/path)`);
   const args = cmd.args ?? [];
   const headers: Record<string, string> = {};
-  if (args.length === 0) return { url: url.toString(), method, headers };
+  if (args.length === 0) return { url: url.toString(), method, headers, ...who };
   if (args.length === 1 && /^\s*[[{]/.test(args[0])) {
     if (!BODY_METHODS.has(method)) throw new CronCmdError(`a JSON argument is sent as the body: use method=POST (not ${method})`);
     try { JSON.parse(args[0]); } catch { throw new CronCmdError('arg= is not valid JSON'); }
     headers['content-type'] = 'application/json';
-    return { url: url.toString(), method, headers, body: args[0] };
+    return { url: url.toString(), method, headers, body: args[0], ...who };
   }
   const params = new URLSearchParams();
   for (const a of args) {
@@ -209,17 +217,17 @@ export function httpRequestOf(cmd: CronHttpCmd): CronHttpRequest {
   }
   if (BODY_METHODS.has(method)) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
-    return { url: url.toString(), method, headers, body: params.toString() };
+    return { url: url.toString(), method, headers, body: params.toString(), ...who };
   }
   for (const [k, v] of params) url.searchParams.append(k, v);
-  return { url: url.toString(), method, headers };
+  return { url: url.toString(), method, headers, ...who };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Credentials in a curl= URL (docs/cron.md): stored sealed, shown masked, kept when the mask is saved back
 
 /** What stands for stored credentials in a `curl=` URL: `https://user:***@host/`, or `https://***@host/` for a user part only. */
-export const CRON_URL_MASK = '***';
+export const CRON_URL_MASK = SECRET_MASK;
 
 export interface UrlUserinfo {
   /** The user part as written (percent-encoded), e.g. `user:pass`, `token`. */
@@ -232,18 +240,150 @@ export interface UrlUserinfo {
   isMask: boolean;
 }
 
-/** The user part of a URL: everything before the last '@' of the authority. */
-const USERINFO = /^(\s*[a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@([\s\S]*)$/i;
+const SCHEME_AT_START = /^\s*[a-z][a-z0-9+.-]*:\/\//i;
 
-/** Splits the user part (credentials) off a URL; null when it has none. */
+/** Splits the user part (credentials) off a URL; null when it has none. Where it ends is userinfoEnd's rule (contracts/secrets.ts), the masker's too. */
 export function splitUrlUserinfo(url: string): UrlUserinfo | null {
-  const m = USERINFO.exec(url);
+  const m = SCHEME_AT_START.exec(url);
   if (!m) return null;
-  const [, scheme, userinfo, rest] = m;
-  const colon = userinfo.indexOf(':');
-  const isMask = colon >= 0 ? userinfo.slice(colon + 1) === CRON_URL_MASK : userinfo === CRON_URL_MASK;
-  const masked = colon >= 0 ? `${userinfo.slice(0, colon)}:${CRON_URL_MASK}` : CRON_URL_MASK;
-  return { userinfo, bare: scheme + rest, masked: `${scheme}${masked}@${rest}`, isMask };
+  const from = m[0].length;
+  const at = userinfoEnd(url, from);
+  if (at < 0) return null;
+  const userinfo = url.slice(from, at);
+  const scheme = url.slice(0, from);
+  const rest = url.slice(at + 1);
+  return { userinfo, bare: scheme + rest, masked: `${scheme}${maskUserinfo(userinfo)}@${rest}`, isMask: isMaskedUserinfo(userinfo) };
+}
+
+/** A curl= URL as answers and messages show it: its user part and secret query parameters masked. */
+export function maskedCronUrl(url: string): string {
+  // The user part ends before any '?' (userinfoEnd), so the first '?' of the masked URL starts its query.
+  return maskQuery(splitUrlUserinfo(url)?.masked ?? url);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secret query parameters and arguments (docs/cron.md): sealed with the URL's user part, shown `name=***`
+
+/** A task's secrets as written: the curl= URL's user part, and secret query parameters and `name=value` arguments by name, in order. */
+export interface CronSecrets {
+  userinfo?: string;
+  query?: Record<string, Array<string | null>>;
+  args?: Record<string, Array<string | null>>;
+}
+
+/** A secret of a cmd the masked form shows as `***` ("keep what is stored"): where, its name and which occurrence of that name. */
+export interface CronSecretRef {
+  where: 'userinfo' | 'query' | 'args';
+  name: string;
+  index: number;
+}
+
+export interface CronSecretSplit {
+  /** The cmd as stored and answered: every secret `***`. */
+  masked: CronCmd;
+  /** The secrets written in clear (not `***`). */
+  secrets: CronSecrets;
+  /** The secrets written as `***`. */
+  kept: CronSecretRef[];
+}
+
+const argKv = (a: string) => KV.exec(a);
+/** Secret values by name, one slot per occurrence of the name (null: that occurrence is not stored). */
+type Slots = Record<string, Array<string | null>>;
+const slot = (into: Slots, name: string, index: number, value: string) => {
+  const list = (into[name] ??= []);
+  while (list.length < index) list.push(null);
+  list[index] = value;
+};
+
+/**
+ * Every secret of a cmd: the user part of a curl= URL, secret query parameters of it (isSecretName,
+ * contracts/secrets.ts) and secret `name=value` arguments (both kinds of task). Each is masked in
+ * `masked`; those written in clear are in `secrets`, those written as `***` in `kept`.
+ */
+export function splitCronSecrets(cmd: CronCmd): CronSecretSplit {
+  const secrets: CronSecrets = {};
+  const kept: CronSecretRef[] = [];
+  const seen = { query: {} as Record<string, number>, args: {} as Record<string, number> };
+  const take = (where: 'query' | 'args', name: string, value: string) => {
+    const index = seen[where][name] ?? 0;
+    seen[where][name] = index + 1;
+    if (value === SECRET_MASK) kept.push({ where, name, index });
+    else slot((secrets[where] ??= {}), name, index, value);
+    return `${name}=${SECRET_MASK}`;
+  };
+  let args = cmd.args;
+  if (args) {
+    args = args.map((a) => {
+      const m = argKv(a);
+      return m && m[2] !== '' && isSecretName(m[1]) ? take('args', m[1], m[2]) : a;
+    });
+  }
+  if (cmd.kind === 'action') return { masked: { ...cmd, ...(args ? { args } : {}) }, secrets, kept };
+  const u = splitUrlUserinfo(cmd.url);
+  if (u) {
+    if (u.isMask) kept.push({ where: 'userinfo', name: '', index: 0 });
+    else secrets.userinfo = u.userinfo;
+  }
+  // The user part ends before any '?' (userinfoEnd), so the first '?' of the masked URL starts its query.
+  const q = splitQuery(u ? u.masked : cmd.url);
+  const url = joinQuery({ ...q, parts: q.parts.map((p) => (p.secret ? { ...p, text: take('query', p.name, p.value!) } : p)) });
+  return { masked: { ...cmd, url, ...(args ? { args } : {}) }, secrets, kept };
+}
+
+/** The secret stored for a reference, or undefined. */
+export function secretAt(s: CronSecrets, ref: CronSecretRef): string | undefined {
+  return (ref.where === 'userinfo' ? s.userinfo : s[ref.where]?.[ref.name]?.[ref.index]) ?? undefined;
+}
+
+/**
+ * The cmd with its secrets (what the runner sends): each `***` of the masked cmd is replaced by the
+ * stored value for its name and occurrence. Throws CronCmdError naming one that is not stored.
+ */
+export function fillCronSecrets(masked: CronCmd, secrets: CronSecrets): CronCmd {
+  const count = { query: {} as Record<string, number>, args: {} as Record<string, number> };
+  const fill = (where: 'query' | 'args', name: string, value: string) => {
+    const index = count[where][name] ?? 0;
+    count[where][name] = index + 1;
+    if (value !== SECRET_MASK) return value;
+    const v = secrets[where]?.[name]?.[index];
+    if (v === undefined || v === null) throw new CronCmdError(`the ${where === 'query' ? 'query parameter' : 'argument'} '${name}' shows ${SECRET_MASK} but no value is stored for it: type it`);
+    return v;
+  };
+  let args = masked.args;
+  if (args) {
+    args = args.map((a) => {
+      const m = argKv(a);
+      return m && m[2] !== '' && isSecretName(m[1]) ? `${m[1]}=${fill('args', m[1], m[2])}` : a;
+    });
+  }
+  if (masked.kind === 'action') return { ...masked, ...(args ? { args } : {}) };
+  const u = splitUrlUserinfo(masked.url);
+  let userinfo = u?.userinfo;
+  if (u?.isMask) {
+    if (secrets.userinfo === undefined) throw new CronCmdError(`the URL shows masked credentials (${SECRET_MASK}) but none are stored: type them`);
+    userinfo = keepUserName(u.userinfo, secrets.userinfo);
+  }
+  // The query of the URL without its user part, then the user part back in.
+  const q = splitQuery(u ? u.bare : masked.url);
+  let url = joinQuery({ ...q, parts: q.parts.map((p) => (p.secret ? { ...p, text: `${p.name}=${fill('query', p.name, p.value!)}` } : p)) });
+  if (u) {
+    const m = SCHEME_AT_START.exec(url)!;
+    url = url.slice(0, m[0].length) + userinfo + '@' + url.slice(m[0].length);
+  }
+  return { ...masked, url, ...(args ? { args } : {}) };
+}
+
+/**
+ * The user part to use when `given` is masked (`user:***`, `***`) and `stored` is the one sealed: the
+ * stored password under the user name given (a changed user name is taken); a stored user part
+ * without a password is kept as it is.
+ */
+export function keepUserName(given: string, stored: string): string {
+  const g = given.indexOf(':');
+  const s = stored.indexOf(':');
+  if (g >= 0 && s >= 0) return `${given.slice(0, g)}:${stored.slice(s + 1)}`;
+  return stored;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -282,7 +422,7 @@ export function nextRunOf(t: Record<CronField, string>, from = new Date()): Date
 // ---------------------------------------------------------------------------------------------
 // Task shapes
 
-export type CronRunStatus = 'ok' | 'error' | 'killed' | 'skipped';
+export type CronRunStatus = 'ok' | 'error' | 'killed' | 'skipped' | 'interrupted';
 export type CronRunTrigger = 'tick' | 'manual';
 
 /** A task as stored (000 §3) plus when it was added and by whom (its actions run with that admin's role). */
@@ -387,7 +527,7 @@ export const CronSaveArgs = z.object({
   week: scheduleField('week').optional(),
   cmd: textField('CMD', CRON_CMD_MAX, { multiline: true }).optional(),
   suspended: flag.optional(),
-});
+}).superRefine(requiredOnCreate('Id', { name: CRON_LABELS.nameRequired, cmd: CRON_LABELS.cmdRequired }));
 export type CronSaveArgs = z.output<typeof CronSaveArgs>;
 
 /** `{Id}`, or the Id itself (`deleteAppCron(Id)`). */

@@ -47,6 +47,8 @@ export interface ServerEvents {
   'server_console.status': ConsoleStatusEvent;
   /** Progress of a `cfg.deployGlobalConfig` call ('Deploy configs'), one event per node as it answers: to the calling user's sockets only. */
   'cfg.deploy_global': DeployGlobalProgressEvent;
+  /** Events between instances were lost (Redis was unreachable): open pages re-read what they show, as after a reconnect. */
+  'realtime.resync': { reason: 'redis' };
   /** A server console ended on this socket (closed, every node gone, or the role no longer allows it). */
   'server_console.end': { key: string; reason: string };
 }
@@ -75,6 +77,8 @@ export interface SrvChangedEvent {
   name: string;
   /** The new on/off value of a status switch. */
   status?: number;
+  /** When the change was written (server ms): a page ignores an event older than one it already applied for that server. */
+  at: number;
 }
 
 /** Payload of `ssl.changed`: the rows concerned; clients re-read the list. */

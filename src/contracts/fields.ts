@@ -8,8 +8,10 @@
  * `null`, `[5]`, `{}`, `"0x17"`, `"1e1"`, `" 5"`, `""`, `1.5`. (`z.coerce.number()` must not be used for
  * input: it reads `true` as 1, `[5]` as 5, `"0x17"` as 23 and `null` as 0.)
  *
- * Switches (`flag`): 0, 1, '0', '1', true, false. Choices: one of the listed numbers. Text: a string
- * (never a number, array or object), trimmed, without control or zero-width/format characters.
+ * Switches (`flag`): 0, 1, '0', '1', true, false, for every switch of every method (a `z.boolean()` or
+ * an `int(0, 1)` of its own would refuse some of them: `adHocSwitchesOf` finds those). Choices: one of
+ * the listed numbers. Text: a string (never a number, array or object), trimmed, without control or
+ * zero-width/format characters.
  *
  * Each numeric schema made here is recorded in `fieldKinds` with its kind, so tools (the bad-input test
  * of every RPC method, docs) can find the numeric fields of any input schema by walking it.
@@ -23,6 +25,9 @@ export interface FieldMeta {
   label: string;
   /** `oneOrMany`: a list of such values is accepted too. */
   list?: boolean;
+  /** `int`: its range. */
+  min?: number;
+  max?: number;
 }
 /** Every numeric field schema made by this module, with its kind (see `numericFieldsOf`). */
 export const fieldKinds = z.registry<FieldMeta>();
@@ -60,7 +65,7 @@ export function int(min: number, max: number, label: string) {
       else if (n > max) ctx.addIssue({ code: 'custom', message: `${label} is at most ${max}`, input: v });
       return n === 0 ? 0 : n; // never -0
     });
-  fieldKinds.add(s, { kind: 'int', label });
+  fieldKinds.add(s, { kind: 'int', label, min, max });
   return s;
 }
 
@@ -174,6 +179,23 @@ export function text(label: string, max: number, opts: TextOptions = {}) {
 
 /** A required name: text of 1..max characters, trimmed, without control or zero-width characters. */
 export const name = (label: string, max: number) => text(label, max, { min: 1 });
+
+/**
+ * What a save method needs when it creates (no `idKey` given) and not when it changes a row, as a
+ * refinement of its input object (`.superRefine(requiredOnCreate('Id', {name: 'Name is required'}))`):
+ * each field missing or empty is named with its message. A method's input schema is its whole input
+ * contract: a cron task's action arguments are checked with it at save, and `cron.getActions` lists
+ * what it refuses `{}` for as the arguments the action needs.
+ */
+export function requiredOnCreate(idKey: string, required: Record<string, string>) {
+  return (v: object, ctx: z.RefinementCtx) => {
+    const o = v as Record<string, unknown>;
+    if (o[idKey] !== undefined) return;
+    for (const [k, message] of Object.entries(required) as [string, string][]) {
+      if (o[k] === undefined || o[k] === null || o[k] === '') ctx.addIssue({ code: 'custom', path: [k], message });
+    }
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Addresses and host names (no Node API: the UI uses these too)
@@ -327,4 +349,36 @@ export function numericFieldsOf(schema: z.ZodType): NumericField[] {
   };
   walk(schema, [], false, 0);
   return [...out.values()];
+}
+
+/**
+ * Switches of an input schema not made by `flag()`: a `z.boolean()` of its own, or an `int(0, 1)`.
+ * Each refuses some of the forms a switch takes everywhere else (0, 1, '0', '1', true, false); the
+ * bad-input test lists them for every registered method. Answers their paths.
+ */
+export function adHocSwitchesOf(schema: z.ZodType): string[] {
+  const out = new Set<string>();
+  const walk = (s: unknown, path: (string | number)[], depth: number) => {
+    if (depth > 20 || !s) return;
+    const meta = fieldKinds.get(s as z.ZodType);
+    if (meta) {
+      if (meta.kind === 'int' && meta.min === 0 && meta.max === 1) out.add(path.join('.'));
+      return;
+    }
+    const def = defOf(s);
+    if (!def) return;
+    switch (def.type) {
+      case 'boolean': out.add(path.join('.')); break;
+      case 'object': for (const [k, v] of Object.entries(def.shape as Record<string, unknown>)) walk(v, [...path, k], depth + 1); break;
+      case 'array': walk(def.element, [...path, 0], depth + 1); break;
+      case 'union': for (const o of def.options as unknown[]) walk(o, path, depth + 1); break;
+      case 'pipe': walk(def.in, path, depth + 1); walk(def.out, path, depth + 1); break;
+      case 'optional': case 'nullable': case 'default': case 'prefault': case 'readonly': case 'catch': case 'nonoptional':
+        walk(def.innerType, path, depth + 1);
+        break;
+      default: break;
+    }
+  };
+  walk(schema, [], 0);
+  return [...out];
 }

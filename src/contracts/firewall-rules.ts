@@ -256,7 +256,7 @@ export const BlockRuleSaveArgs = z.object({
 export const BlockRuleSwitchArgs = z.object({ Id: id(), status: flag('Status') });
 export const BlockRuleIdArgs = z.object({ Id: id() });
 
-export const SyncArgs = z.object({ dry_run: z.boolean({ error: 'dry_run must be true or false' }).optional() }).default({});
+export const SyncArgs = z.object({ dry_run: flag('dry_run').optional() }).default({});
 
 export const FW_MESSAGES = {
   banned: 'Set ban ok!',

@@ -94,7 +94,7 @@ export const IpStatsArgs = z
     host: text('Domain', 190).optional(),
     range_minutes: int(0, 525_600, 'Range').optional(),
     /** Only IPs that read at least UNIQUE_BOOKS_MIN different books (000 §5). */
-    unique_books: z.boolean({ error: 'unique_books must be true or false' }).optional(),
+    unique_books: flag('unique_books').optional(),
     min_count: int(0, 1_000_000_000, 'Minimum count').optional(),
     like: text('Like', 64).optional(),
     /** Rows answered, most hits first (default IP_STATS_LIMIT). */

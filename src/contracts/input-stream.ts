@@ -4,7 +4,7 @@
  * ingestion endpoint (docs/input-stream.md), aggregated per hour and per day.
  */
 import { z } from 'zod';
-import { id, int, INT_MAX, text } from './fields.js';
+import { flag, id, int, INT_MAX, requiredOnCreate, text } from './fields.js';
 
 /** 001 §9: the category page lists 50 books; the items filter screens 20 rows. */
 export const STREAM_CAT_BOOKS_PAGE = 50;
@@ -64,8 +64,8 @@ export interface StreamSiteView {
 export const StreamSiteSave = z.object({
   Id: id().optional(),
   name: text('name', 190, { min: 1 }).optional(),
-  active: int(0, 1, 'active').optional(),
-});
+  active: flag('active').optional(),
+}).superRefine(requiredOnCreate('Id', { name: 'name is required' }));
 export const StreamSiteId = z.object({ Id: id() });
 
 /** Answered once, when a site is made or its token rotated: the token is never shown again. */

@@ -4,7 +4,7 @@
  * the console and the UI.
  */
 import { z } from 'zod';
-import { id, int, text } from './fields.js';
+import { flag, id, int, text } from './fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants (000 §9) and messages (000 §5, §8), verbatim
@@ -96,7 +96,8 @@ export const AppLogsArgs = z
   })
   .default({});
 export const DeployGlobalArgs = z.object({
-  test: z.boolean({ error: 'test must be true or false' }),
+  /** A switch like every other (0, 1, '0', '1', true, false), answered and sent on as a boolean. */
+  test: flag('test').transform((v) => v === 1),
   /** Client-made token that tags the progress events of this call (`cfg.deploy_global`). */
   run: text('run', 64).optional(),
 });

@@ -92,8 +92,16 @@ export const MENU: MenuGroup[] = [
   },
 ];
 
-/** The role a path needs: its item's role, else its group's, else none (any signed-in user). */
+/**
+ * The role a path needs: that of the longest item path equal to it or a parent of it (its item's
+ * role, else its group's), else none (any signed-in user).
+ */
 export function roleForPath(path: string): number | undefined {
-  for (const g of MENU) for (const i of g.items) if (path === i.path || path.startsWith(i.path + '/')) return i.role ?? g.role;
-  return undefined;
+  let best: { len: number; role: number | undefined } | undefined;
+  for (const g of MENU) {
+    for (const i of g.items) {
+      if ((path === i.path || path.startsWith(i.path + '/')) && (!best || i.path.length > best.len)) best = { len: i.path.length, role: i.role ?? g.role };
+    }
+  }
+  return best?.role;
 }

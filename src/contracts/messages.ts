@@ -12,8 +12,8 @@ export const MSG = {
   notFoundTitle: '404',
   notFoundText: 'Page not found',
   // The console's own (not in the spec):
+  /** Every failed sign-in: unknown login, wrong password, or an account that is not active (with any password). */
   badCredentials: 'Wrong login or password',
-  inactiveAccount: 'Account is not active yet: ask an administrator to activate it',
   tooManyAttempts: 'Too many failed attempts, try again later',
   sessionRequired: 'Session required: sign in',
   forbidden: 'Forbidden: your role does not allow this',

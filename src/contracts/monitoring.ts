@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { choice, id, int } from './fields.js';
+import type { SshReason } from './srv.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants of 000 §9 and §3
@@ -95,13 +96,18 @@ export interface SeriesAnswer {
   tier: MonitorTier;
   points: Array<[number, number | null, number | null, number | null]>;
 }
-/** monitoring.collectNow: one row per server of the round. */
+/**
+ * monitoring.collectNow: one row per server switched on (status 1): read (ok), not read (error and
+ * reason: an SSH failure), or not tried for want of credentials (reason `no_credentials`).
+ */
 export interface CollectResult {
   Id: number;
   name: string;
   ok: boolean;
   cpu_la?: number;
   error?: string;
+  /** Why it was not read (SSH_REASON_TEXT of contracts/srv.ts says it as a sentence). */
+  reason?: SshReason;
 }
 export interface BalancingRow {
   Id: number;

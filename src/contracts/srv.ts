@@ -154,13 +154,13 @@ export const ServerSaveArgs = z
     sshlogin: text('SSH login', LOGIN_MAX).regex(/^[A-Za-z0-9._-]*$/, 'SSH login may hold letters, digits and . _ -').optional(),
     sshport: int(1, 65535, 'SSH port').optional(),
     sshpass: z.string().max(1024, 'SSH password is at most 1024 characters').optional(),
-    sshpass_clear: z.boolean({ error: 'sshpass_clear must be true or false' }).optional(),
+    sshpass_clear: flag('sshpass_clear').optional(),
     /** A private key (OpenSSH or PEM) for key-based login; named so the audit log masks it. */
     private_key: z.string().max(SECRET_MAX, 'Private key is too long').optional(),
     private_key_pass: z.string().max(1024).optional(),
-    private_key_clear: z.boolean({ error: 'private_key_clear must be true or false' }).optional(),
+    private_key_clear: flag('private_key_clear').optional(),
     cluster_key: z.string().max(1024, 'Cluster key is at most 1024 characters').optional(),
-    cluster_key_clear: z.boolean({ error: 'cluster_key_clear must be true or false' }).optional(),
+    cluster_key_clear: flag('cluster_key_clear').optional(),
     number_in_nginx: int(0, 1_000_000, 'Number in nginx').optional(),
     balance_db: choice([0, 1, 2], 'DB balance').optional(),
     balance_cache: choice([0, 1, 2], 'Cache balance').optional(),
@@ -210,6 +210,28 @@ export interface SshTestResult {
   pinned_now: boolean;
 }
 export type SshFailure = 'refused' | 'timeout' | 'auth' | 'hostkey' | 'unreachable' | 'config' | 'error';
+/** Why a server was not reached: an SshFailure, or `no_credentials` when it was not tried (no address, login, or password/key). */
+export type SshReason = SshFailure | 'no_credentials';
+/** The sentence a screen shows for each reason, beside the server's own message and a link to its dialog (serverEditPath). */
+export const SSH_REASON_TEXT: Record<SshReason, string> = {
+  no_credentials: 'Not tried: no SSH address, login, or password/private key is stored for it. Add them in the server dialog.',
+  hostkey: 'Its host key changed and the new key is not accepted yet: check it, then accept it in the server dialog.',
+  auth: 'SSH refused the stored login: check the login and the password or key in the server dialog.',
+  refused: 'Nothing listens on its SSH port (connection refused): check the port in the server dialog and that sshd runs.',
+  timeout: 'No answer in time: the server is down, or a firewall drops SSH.',
+  unreachable: 'Its address cannot be reached from the console: check the address in the server dialog.',
+  config: 'Its SSH settings cannot be used: fix them in the server dialog.',
+  error: 'SSH failed: see the message.',
+};
+/** The server dialog on the server map (/srv/srv_map?edit=Id), where its address, login, password and host key are fixed. */
+export const serverEditPath = (Id: number) => `/srv/srv_map?edit=${Id}`;
+/** What a server lacks to be reached over SSH (no address, login, or password/key), or null when it has it all. */
+export function missingSshCredential(s: { ip: string; ip_local: string; sshlogin: string; has_sshpass: boolean; has_private_key: boolean }): string | null {
+  if (!(s.ip || s.ip_local)) return 'No IP address is set for this server';
+  if (!s.sshlogin) return 'No SSH login is set for this server';
+  if (!s.has_sshpass && !s.has_private_key) return 'No SSH password or private key is stored for this server';
+  return null;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Nginx upstream preview (000 §9)
@@ -251,7 +273,34 @@ export interface SslHostView {
   chain_error: string | null;
   /** Why the last check failed (day_last then keeps the last known value); null after a good check. */
   error: string | null;
+  /** `error` classified (SSL_REASON_TEXT says it as a sentence; the raw text stays in `error`); null without an error. */
+  error_reason: SslReason | null;
+  /** `chain_error` classified the same way; null when the chain verified or was not checked. */
+  chain_reason: SslReason | null;
 }
+
+/** Why an SSL check failed or a chain did not verify, classified from the TLS stack's text (srv/ssl.service.ts sslReasonOf). */
+export type SslReason =
+  | 'wrong_version' | 'expired' | 'not_yet_valid' | 'self_signed' | 'untrusted' | 'name_mismatch' | 'handshake' | 'no_certificate'
+  | 'refused' | 'timeout' | 'not_found' | 'unreachable' | 'reset' | 'bad_host' | 'other';
+/** The sentence each reason is shown as (the raw OpenSSL or system text goes behind a details toggle). */
+export const SSL_REASON_TEXT: Record<SslReason, string> = {
+  wrong_version: 'The port does not speak TLS (wrong version number): it answers plain HTTP or another protocol. Check the port (HTTPS is usually 443).',
+  expired: 'The certificate has expired: renew it.',
+  not_yet_valid: "The certificate is not valid yet: its start date is in the future (or the server's clock is wrong).",
+  self_signed: 'The certificate is self-signed: no trusted authority vouches for it.',
+  untrusted: 'The chain does not lead to a trusted authority: the server may not send its intermediate certificates.',
+  name_mismatch: 'The certificate is for another name than this host.',
+  handshake: "The TLS handshake failed: the server refused the console's TLS versions or ciphers.",
+  no_certificate: 'The server sent no certificate.',
+  refused: 'Nothing listens on that port (connection refused).',
+  timeout: 'No answer in time: the host is down, or a firewall drops the port.',
+  not_found: 'The host name does not resolve (DNS).',
+  unreachable: 'The address cannot be reached from the console.',
+  reset: 'The server closed the connection during the TLS handshake.',
+  bad_host: 'Not a valid host: edit it.',
+  other: 'The check failed: see the details.',
+};
 
 /** 000 §5: the alert lists hosts with day_last below 5 and not_check equal to 0. */
 export const sslAlertHosts = <T extends Pick<SslHostView, 'day_last' | 'not_check'>>(rows: T[]): T[] =>

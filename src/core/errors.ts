@@ -1,5 +1,7 @@
 import { ZodError, type ZodType, type z } from 'zod';
 import type { Envelope, EnvelopeStatus, ErrorEnvelope } from '../contracts/envelope.js';
+import { DB_UNREACHABLE_MESSAGE, isDbUnreachable } from './database/db-errors.js';
+import { dbOutage } from './database/db-outage.js';
 
 /**
  * A failure the user should read. Services throw these; the exception filter (REST) and the RPC
@@ -22,7 +24,14 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * Codes (docs/api.md "Status codes"): 400 is for a body that cannot be read (malformed JSON, answered
+ * before any method runs); well-formed input that is refused, by its shape or by the state it meets,
+ * is 422 `rules` naming the field (`invalid`, or a schema's `fromZod`).
+ */
 export const badRequest = (message: string, fields?: Record<string, string>) => new AppError(400, message, 'rules', fields);
+/** Well-formed input refused (by a rule or the state it meets): 422 `rules`, naming the field when there is one. */
+export const invalid = (message: string, fields?: Record<string, string>) => new AppError(422, message, 'rules', fields);
 export const notFound = (message: string) => new AppError(404, message, 'empty');
 export const conflict = (message: string) => new AppError(409, message, 'rules');
 export const unauthorized = (message: string) => new AppError(401, message, 'error');
@@ -51,9 +60,17 @@ export function parseInput<S extends ZodType>(schema: S, value: unknown): z.outp
   return r.data;
 }
 
-/** Maps anything thrown into an envelope and status; unknown errors become a bare 500 (logged elsewhere). */
+/**
+ * Maps anything thrown into an envelope and status; unknown errors become a bare 500 (logged elsewhere).
+ * An unreachable database (db-errors.ts) is 503 'db' for every caller (RPC, REST, sockets), not
+ * unexpected: the outage is logged once by dbOutage, not as a stack per call.
+ */
 export function toFailure(err: unknown): { httpStatus: number; envelope: ErrorEnvelope; unexpected: boolean } {
   if (err instanceof AppError) return { httpStatus: err.httpStatus, envelope: err.toEnvelope(), unexpected: false };
+  if (isDbUnreachable(err)) {
+    dbOutage.noteUnreachable(err);
+    return { httpStatus: 503, envelope: { status: 'db', message: DB_UNREACHABLE_MESSAGE, code: 503 }, unexpected: false };
+  }
   if (err instanceof ZodError) {
     const e = fromZod(err);
     return { httpStatus: e.httpStatus, envelope: e.toEnvelope(), unexpected: false };

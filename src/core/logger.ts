@@ -1,12 +1,12 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { maskSecrets, maskUrlCredentials } from './audit/mask.js';
+import { maskSecrets, maskSecretText } from './audit/mask.js';
 
 /**
  * Structured JSON logs (pino) behind Nest's LoggerService, so framework, database and app logs share
  * one format: one JSON object a line. Every line goes through the audit log's masking
- * (src/core/audit/mask.ts): secret-looking fields become '***' and URL credentials are masked, in the
- * message and in every field. The database logs through here too (database/typeorm-logger.ts), never
+ * (src/core/audit/mask.ts): secret-looking fields become '***', URL credentials and secret query
+ * parameters and `name=value` pairs are masked, in the message and in every field. The database logs through here too (database/typeorm-logger.ts), never
  * with query parameters.
  */
 export class JsonLogger implements LoggerService {
@@ -22,8 +22,8 @@ export class JsonLogger implements LoggerService {
         formatters: { log: (obj) => maskSecrets(obj) as Record<string, unknown> },
         hooks: {
           logMethod(args, method) {
-            // The message (and printf-style arguments) of a line: URL credentials masked.
-            for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = maskUrlCredentials(args[i] as string);
+            // The message (and printf-style arguments) of a line: URL credentials and secret name=value pairs masked.
+            for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = maskSecretText(args[i] as string);
             return method.apply(this, args);
           },
         },

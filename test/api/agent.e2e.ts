@@ -90,6 +90,17 @@ describe('the agent over HTTP', () => {
     expect((await get(a, '/sync/logs')).body.r.res.map((f: any) => f.name)).not.toContain('logs/link.log');
   });
 
+  test('?lines= takes digits only, as the console does: 1e3, 0x10, +5, 5.0, a space, 0 and past the maximum are 400', async () => {
+    writeFileSync(join(a.logs, 'count.log'), Array.from({ length: 30 }, (_, i) => `n${i}`).join('\n') + '\n');
+    const open = (lines: string) => get(a, `/sync/logs/open/logs/count.log?_front_=1&lines=${lines}`);
+    expect((await open('5')).body.r.res).toEqual(['n25', 'n26', 'n27', 'n28', 'n29']);
+    expect((await open('016')).body.r.res).toHaveLength(16);
+    for (const bad of ['1e3', '0x10', '%2B5', '5.0', '%205', '', '0', '-1', '5001', 'ten']) {
+      const r = await open(bad);
+      expect({ bad, status: r.status, error: r.body.r?.error }).toEqual({ bad, status: 400, error: expect.stringMatching(/^lines must be 1-5000/) });
+    }
+  });
+
   test('the tail of a large file is read from its end: 3 GB sparse file, 200 lines, a few chunks read', async () => {
     const big = join(a.logs, 'big.log');
     const fd = openSync(big, 'w');

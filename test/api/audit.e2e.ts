@@ -64,6 +64,19 @@ describe(`audit on ${db()}`, () => {
     }
   });
 
+  test('audit.getList method filter: LIKE wildcards and the escape character match themselves', async () => {
+    const repo = t.app.get<DataSource>(getDataSourceToken()).getRepository(AuditEntity);
+    const at = (method: string) => ({ ts: new Date(), uid: null, login: 'likes', method, args: null, target: null, outcome: 'ok' as const, message: null, ip: null, duration_ms: 0 });
+    await repo.insert([at('test.like_a'), at('test.likeXa'), at('test.100%'), at('test.like!x'), at('test.plain')]);
+    const methods = async (method: string) => (await list({ login: 'likes', method })).list.map((r) => r.method).sort();
+    expect(await methods('%')).toEqual(['test.100%']);
+    expect(await methods('_')).toEqual(['test.like_a']);
+    expect(await methods('like_a')).toEqual(['test.like_a']);
+    expect(await methods('!')).toEqual(['test.like!x']);
+    expect(await methods('!x')).toEqual(['test.like!x']);
+    expect(await methods('test.')).toHaveLength(5);
+  });
+
   test('a server {Id, status} write names the server in its audit entry (RPC and REST), and so do removes and refusals after the lookup', async () => {
     const { Id } = await ok<{ Id: number }>('srv.save_server', { name: 'audit-web-1', type: 8, ip: '203.0.113.77' });
     await ok('srv.save_server', { Id, status: 0 });

@@ -7,6 +7,9 @@
  * are read from each method's input schema (numericFieldsOf walks the fields made by
  * src/contracts/fields.ts), so the areas to come are covered as they register.
  *
+ * Switches (issue 18): every switch of every method is a `flag()` field, and takes 0, 1, '0', '1',
+ * true and false alike; a field refused by name answers 422 (400 is only for a body that is not JSON).
+ *
  * Then the examples of the issue, one by one.
  */
 import { request } from 'node:http';
@@ -14,7 +17,7 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Envelope } from '../../src/contracts/envelope.js';
-import { numericFieldsOf, type NumericField } from '../../src/contracts/fields.js';
+import { adHocSwitchesOf, numericFieldsOf, type NumericField } from '../../src/contracts/fields.js';
 import { listRoutes } from '../../src/core/http/route-table.js';
 import { RpcRegistry, type RpcMethod } from '../../src/core/rpc/rpc.registry.js';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -43,6 +46,8 @@ const NUMERIC_SHAPES: Array<{ v: unknown; notFor?: Array<NumericField['kind'] | 
  * ('0x17') may be a fine value of a text field of the same name, these never are.
  */
 const ANY_FIELD_SHAPES: unknown[] = [true, [5], null, {}];
+/** Every form a switch (`flag`) takes, the "on" forms last (a real call leaves the switch on). */
+const FLAG_VALUES: unknown[] = [0, '0', false, 1, '1', true];
 /** Non-objects given as the whole argument. */
 const TOP_LEVEL_SHAPES: unknown[] = [true, [5], '0x17', '1e1', 7.5, 'abc', ''];
 /**
@@ -197,6 +202,7 @@ async function probeByName(methods: RpcMethod[], problems: string[]) {
     if (name === null) { control = a; return; }
     const c = control as { env: any } | null;
     const named = a.env.status !== 'ok' && codeOf(a.env) >= 400 && codeOf(a.env) < 500 && names(a.env.fields, name);
+    if (named && codeOf(a.env) !== 422) problems.push(`${where}: refused the field with ${codeOf(a.env)} (want 422): ${a.text.slice(0, 200)}`);
     const asWithout = !!c && codeOf(c.env) === codeOf(a.env) && (a.env.status === 'ok' ? same((a.env as any).result, c.env.result) : a.env.message === c.env.message);
     if (!named && !asWithout) problems.push(`${where}: acted on it: ${a.text.slice(0, 200)} (without it: ${JSON.stringify(c?.env).slice(0, 200)})`);
   });
@@ -282,6 +288,39 @@ describe(`every RPC method and REST route refuses bad shapes (${db()})`, () => {
     expect(diff(before, await snapshot())).toEqual([]);
   }, 300_000);
 
+  test('RPC: every switch is a flag() field and takes 0, 1, "0", "1", true and false (never refused for that field)', async () => {
+    const methods = t.app.get(RpcRegistry).list();
+    const problems: string[] = [];
+    for (const m of methods) for (const path of m.input ? adHocSwitchesOf(m.input) : []) problems.push(`${m.name} ${path}: a switch of its own (z.boolean() or int(0, 1)): use flag()`);
+    const calls: Array<[string, unknown]> = [];
+    const expects: Array<{ m: RpcMethod; key: string; v: unknown }> = [];
+    for (const m of methods) {
+      if (!m.input) continue;
+      const fields = numericFieldsOf(m.input);
+      // Another top-level numeric field in a wrong shape keeps a write from running: the answer is then a 422 naming that field, not the switch.
+      const poison = fields.find((f) => f.kind !== 'flag' && f.path.length === 1);
+      for (const f of fields.filter((x) => x.kind === 'flag')) {
+        for (const v of FLAG_VALUES) {
+          const args = argsWith(f.path, v);
+          calls.push([m.name, poison && poison.path[0] !== f.path[0] && args && typeof args === 'object' && !Array.isArray(args) ? { ...args, [poison.path[0]]: 'abc' } : args]);
+          expects.push({ m, key: f.path.join('.'), v });
+        }
+      }
+    }
+    const flagged = new Set(expects.map((e) => e.m.name));
+    expect([...flagged]).toEqual(expect.arrayContaining(['srv/action.syncIptableRules', 'stream.siteSave', 'user.save', 'srv.remove_server_by_id', 'author.getList']));
+    const answers = await batch(calls);
+    answers.forEach((a, i) => {
+      const { m, key, v } = expects[i];
+      const where = `${m.name} ${key}=${show(v)}`;
+      if (STACK.test(a.text) || codeOf(a.env) >= 500) problems.push(`${where}: ${a.text.slice(0, 200)}`);
+      else if (a.env.status !== 'ok' && names(a.env.fields, key)) problems.push(`${where}: refused: ${a.text.slice(0, 200)}`);
+    });
+    expect(problems).toEqual([]);
+    // Calls with a switch alone are real (a dry run, a list with its options, a run-now): the later tests compare with this.
+    before = await snapshot();
+  }, 300_000);
+
   test('RPC: a non-object as the whole argument is a 4xx for methods with an input schema; never a 5xx', async () => {
     const methods = t.app.get(RpcRegistry).list().filter((m) => !runsWithoutArgs(m));
     const calls: Array<[string, unknown]> = [];
@@ -339,6 +378,7 @@ describe(`every RPC method and REST route refuses bad shapes (${db()})`, () => {
       if (r.json === null || typeof r.json !== 'object') problems.push(`${where}: not a JSON envelope: ${r.text.slice(0, 200)}`);
       if (!control || name === null || r.status === 429) return;
       const named = r.status >= 400 && r.status < 500 && names(r.json?.fields, name);
+      if (named && r.status !== 422) problems.push(`${where}: refused the field with ${r.status} (want 422): ${r.text.slice(0, 200)}`);
       const asWithout = r.status === control.status && (r.status < 300 ? same(r.json?.result, control.json?.result) : r.json?.message === control.json?.message);
       if (!named && !asWithout) problems.push(`${where}: acted on it: ${r.status} ${r.text.slice(0, 200)} (without it: ${control.status} ${JSON.stringify(control.json).slice(0, 200)})`);
     };

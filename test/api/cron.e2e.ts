@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import type { Paged } from '../../src/contracts/auth.js';
-import type { CronRunView, CronStatus, CronStatusEvent, CronTaskView } from '../../src/contracts/cron.js';
+import type { CronAction, CronRunView, CronStatus, CronStatusEvent, CronTaskView } from '../../src/contracts/cron.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { sleep, waitFor } from '../helpers/wait.js';
@@ -136,9 +136,9 @@ describe(`cron tasks: contract (${process.env.TEST_DATABASE_URL ? 'mariadb' : 's
     [{ name: 'x', hour: '1-', cmd: 'curl=http://h/' }, 'hour', /hour '1-' is not valid/],
     [{ name: 'x', week: 'FUNDAY', cmd: 'curl=http://h/' }, 'week', /week 'FUNDAY' is not valid/],
     [{ name: 'x', day: '31', month: '2', cmd: 'curl=http://h/' }, 'day', /never runs/],
-    [{ name: '', cmd: 'curl=http://h/' }, 'name', /^Name is required$/],
-    [{ name: 'x', cmd: ' ' }, 'cmd', /^CMD is required$/],
-    [{ name: 'x' }, 'cmd', /^CMD is required$/],
+    [{ name: '', cmd: 'curl=http://h/' }, 'name', /^(name: )?Name is required$/],
+    [{ name: 'x', cmd: ' ' }, 'cmd', /^(cmd: )?CMD is required$/],
+    [{ name: 'x' }, 'cmd', /^(cmd: )?CMD is required$/],
     [{ name: 'x', cmd: 'path=srv/action|method=noSuchThing' }, 'cmd', /unknown action 'srv\/action\.noSuchThing'/],
     [{ name: 'x', cmd: 'path=cfg|method=appCronDelete|arg=nope' }, 'cmd', /arguments of 'cfg\.appCronDelete'.*Id/],
     [{ name: 'x', cmd: '/bin/sh -c reboot' }, 'cmd', /not key=value/],
@@ -273,6 +273,40 @@ describe('cron engine', () => {
     const [r] = await waitFor('a run', async () => { const l = await runs(bad.Id); return l.length > 0 && l; });
     expect(r).toMatchObject({ status: 'error', message: 'Cron task 999999 not found' });
     await rpc('cfg.appCronDelete', { Id: bad.Id });
+  });
+
+  test('an action whose call cannot validate is refused on save, naming what it needs; cron.getActions lists it', async () => {
+    // What a new user saved from the picker (issue 18): cat.update without arguments, which every run refused.
+    const actions = await rpc<CronAction[]>('cron.getActions');
+    const needs = (name: string) => actions.find((a) => a.name === name)?.args;
+    expect({ cat: needs('cat.update'), cron: needs('cfg.saveAppCron'), site: needs('stream.siteSave') })
+      .toEqual({ cat: ['cat_title'], cron: ['name', 'cmd'], site: ['name'] });
+    for (const [cmd, msg] of [
+      ['path=cat|method=update', /arguments of 'cat\.update': cat_title: cat_title is required/],
+      ['path=cat|method=update|arg=cat_title=', /arguments of 'cat\.update': cat_title: cat_title is required/],
+      ['path=stream|method=siteSave', /arguments of 'stream\.siteSave': name: name is required/],
+      ['path=cfg|method=saveAppCron|arg=name=x', /arguments of 'cfg\.saveAppCron': cmd: CMD is required/],
+    ] as const) {
+      const r = await t.rpc(admin, 'cfg.saveAppCron', { name: 'needs args', cmd, suspended: 1 });
+      expect({ cmd, env: r.env }).toMatchObject({ cmd, env: { status: 'rules', code: 422, fields: { cmd: expect.stringMatching(msg) } } });
+    }
+    // With what it needs, it saves; changing a category needs no title.
+    const ok1 = await save({ name: 'new category', cmd: 'path=cat|method=update|arg=cat_title=From cron', suspended: 1 });
+    const ok2 = await save({ name: 'category views', cmd: 'path=cat|method=update|arg=Id_cat=1&&cat_h1=H', suspended: 1 });
+    await rpc('cfg.appCronDelete', { Id: ok1.Id });
+    await rpc('cfg.appCronDelete', { Id: ok2.Id });
+  });
+
+  test('every action the picker offers without arguments runs as written (no run ends refusing its input)', async () => {
+    const actions = (await rpc<CronAction[]>('cron.getActions')).filter((a) => a.args.length === 0);
+    expect(actions.length).toBeGreaterThan(2);
+    for (const a of actions) {
+      const { Id } = await save({ name: `as written ${a.name}`, cmd: a.cmd, suspended: 1 });
+      await rpc('cron.executeTask', { Id });
+      const [r] = await waitFor(`a run of ${a.name}`, async () => { const l = await runs(Id); return l.length > 0 && l; }, 20_000);
+      expect({ name: a.name, status: r.status, message: r.message }).toEqual({ name: a.name, status: 'ok', message: expect.anything() });
+      await rpc('cfg.appCronDelete', { Id });
+    }
   });
 
   test("an action refuses to run once the admin who saved it is deactivated", async () => {

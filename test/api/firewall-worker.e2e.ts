@@ -388,6 +388,10 @@ describe(`firewall worker: a dead proxy, the switch, the socket channel, a resta
     expect(await counts(plain.ip)).toEqual(expected());
     expect((await proxyState(ids.plain)).lines).toBe(before.lines + 2);
     expect(resultOf(await runWorker(), ids.plain)).toMatchObject({ lines: 0 });
+    // The scheduled read only reads: it audits nothing (issue 18); an admin's run audits its commands.
+    const execs = await q<{ uid: unknown; n: unknown }>("SELECT uid, COUNT(*) AS n FROM audit_log WHERE method = 'ssh.exec' GROUP BY uid");
+    expect(execs.filter((r) => r.uid === null)).toEqual([]);
+    expect(execs.reduce((n, r) => n + Number(r.n), 0)).toBeGreaterThan(0);
 
     // switched off: the job reads nothing (a run by hand first waits for any scheduled run still going on)
     await t.ok(admin, 'firewall.setWorkerStatus', { status: 0 });

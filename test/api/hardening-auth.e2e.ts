@@ -10,7 +10,7 @@ import { jest } from '@jest/globals';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { encodeAuthKey } from '../../src/contracts/auth.js';
-import { LOGIN_FAILURES_PER_IP, PENDING_ACCOUNTS_MAX, REGISTRATIONS_PER_IP } from '../../src/contracts/constants.js';
+import { LOGIN_FAILURES_PER_IP, LOGIN_FAILURES_PER_LOGIN, PENDING_ACCOUNTS_MAX, REGISTRATIONS_PER_IP } from '../../src/contracts/constants.js';
 import { MSG } from '../../src/contracts/messages.js';
 import { UserEntity } from '../../src/core/auth/user.entity.js';
 import { ADMIN, startApp, type TestApp } from '../helpers/app.js';
@@ -72,6 +72,30 @@ describe(`sign-in throttling does not lock others out (${DB})`, () => {
     expect((await c.signIn('someone-else', 'wrong-pass', C)).status).toBe(429);
     expect((await c.signIn(ADMIN.login, ADMIN.password, C)).status).toBe(429);
     expect((await c.signIn(ADMIN.login, ADMIN.password, '192.0.2.45')).status).toBe(200);
+  });
+
+  test('an inactive account answers as a wrong password does, with the right password or not, and both count as failures', async () => {
+    const E = '100.64.1.1';
+    const made = await c.register('sleeper', E);
+    expect(made.status).toBe(200);
+    const right = await c.signIn('sleeper', 'sleeper-password-1', E);
+    const wrong = await c.signIn('sleeper', 'not-the-password', E);
+    expect([right.status, wrong.status]).toEqual([401, 401]);
+    expect(right.body).toEqual(wrong.body);
+    expect(right.body).toMatchObject({ status: 'error', message: MSG.badCredentials });
+    // Both were failures of (sleeper, E): the right password counts like the wrong one until the address is throttled.
+    for (let i = 2; i < LOGIN_FAILURES_PER_LOGIN; i++) expect((await c.signIn('sleeper', 'sleeper-password-1', E)).status).toBe(401);
+    expect((await c.signIn('sleeper', 'sleeper-password-1', E)).status).toBe(429);
+    // Activated, it signs in (from another address); deactivated again, the same answer as a wrong password.
+    const admin = (await t.session(1)).hash;
+    await t.ok(admin, 'user.save', { uid: made.body.result.uid, active: 1 });
+    expect((await c.signIn('sleeper', 'sleeper-password-1', '100.64.1.2')).status).toBe(200);
+    await t.ok(admin, 'user.save', { uid: made.body.result.uid, active: 0 });
+    const off = await c.signIn('sleeper', 'sleeper-password-1', '100.64.1.3');
+    expect([off.status, off.body]).toEqual([401, wrong.body]);
+    // A key that is well-formed JSON but not base64 of login:password is refused input: 422 naming key (400 is for a body that is not JSON).
+    const noColon = await c.post('/user/auth', { key: Buffer.from('no-colon-here').toString('base64') }, '100.64.1.4');
+    expect([noColon.status, noColon.body.fields]).toEqual([422, { key: 'key must be base64 of login:password' }]);
   });
 
   test('logins are unique ignoring case; sign-in finds the account in any case; the spelling is kept', async () => {
@@ -196,7 +220,8 @@ describe(`registration: JSON from this site, throttled, capped (${DB})`, () => {
     expect((await pending()).some((u) => u.login === 'pending1')).toBe(false);
     expect((await c.register('junk-after', '10.3.0.2')).status).toBe(200);
     const me = await t.ok<{ uid: number }>(admin, 'user.me');
-    expect((await t.rpc(admin, 'user.remove', { uid: me.uid })).env).toMatchObject({ status: 'rules', message: 'You cannot remove your own account' });
+    expect((await t.rpc(admin, 'user.remove', { uid: me.uid })).env).toMatchObject({ status: 'rules', code: 422, message: 'You cannot remove your own account', fields: { uid: expect.any(String) } });
+    expect((await t.rpc(admin, 'user.save', { uid: me.uid, active: 0 })).env).toMatchObject({ status: 'rules', code: 422, fields: { active: 'You cannot deactivate your own account' } });
     expect((await t.rpc(admin, 'user.remove', { uid: 999999 })).env).toMatchObject({ code: 404 });
     const audit = await t.ok<{ list: Array<{ method: string; target: string | null }> }>(admin, 'audit.getList', { method: 'user.remove', limit: 10 });
     expect(audit.list.some((r) => r.target?.includes('pending1'))).toBe(true);

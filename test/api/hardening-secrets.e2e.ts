@@ -6,6 +6,10 @@
  * - credentials in a cron task's URL are sealed, masked in answers and in the audit, kept when the
  *   masked form is saved back, replaced or cleared, and sent by the runner as Basic auth;
  * - every /api answer is no-store; the data directory, the SQLite file and its WAL are the owner's only.
+ * Issue 18 (one splitter, one masker): passwords with quotes, '<', '`', spaces, tabs, '@', ':', '/',
+ * '?', '#', '%' and non-ASCII, in a cron URL's user part, as secret query parameters and as
+ * `arg=password=` arguments: nowhere in answers, audit rows or log lines, sealed in the database,
+ * kept when the masked form is saved back, and sent for real by a run.
  */
 import { jest } from '@jest/globals';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -19,6 +23,7 @@ import { encodeAuthKey } from '../../src/contracts/auth.js';
 import type { CronRunView, CronTaskView } from '../../src/contracts/cron.js';
 import { MSG } from '../../src/contracts/messages.js';
 import { JsonLogger } from '../../src/core/logger.js';
+import { prng } from '../../src/core/prng.js';
 import { ADMIN, startApp, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -226,6 +231,172 @@ describe(`credentials in a cron task's URL (${DB})`, () => {
     await t.ok(admin, 'cron.reload');
     expect(await runOnce()).toMatchObject({ status: 'ok' });
     expect(peer.auth.at(-1)).toBe('Basic ' + Buffer.from('old:legacy-pw').toString('base64'));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** Written in a URL's user part as a user would: only what ends the user part (/ ? # and the cmd's '|') and '%' percent-encoded. */
+const inUserinfo = (pw: string) => pw.replace(/[%/?#|]/g, (c) => encodeURIComponent(c));
+/** Written as a query value: '%', '&', '#', '|', '+' and tab percent-encoded, the rest raw. */
+const inQuery = (pw: string) => pw.replace(/[%&#|+\t]/g, (c) => encodeURIComponent(c));
+
+describe(`secrets of every kind in a cron cmd: one splitter, one masker (${DB})`, () => {
+  const lines: string[] = [];
+  let t: TestApp;
+  let logger: JsonLogger;
+  let admin: string;
+  const got: Array<{ auth?: string; url: string; body: string }> = [];
+  let server: Server;
+  let port = 0;
+  // The issue's characters, then random printable ones (seeded).
+  const r = prng(1818);
+  const pool = [...Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)), '\t', 'é', 'Ж', '€', '中'];
+  const random = Array.from({ length: 4 }, () => Array.from({ length: 16 }, () => pool[Math.floor(r() * pool.length)]).join('') + "'\"<`@:/?#% \t");
+  const passwords = ["Cron'QuoteSecret2", 'Cron"QuoteSecret2', 'Cron<Secret2', 'Cron`Secret2`', 'Cron Space Secret2', 'Cron\tTab\tSecret2', 'Sé:cr@t/?#%20x', ...random];
+  /** Every form the password may take in text: as typed, as written in the cmd, JSON-escaped. */
+  const formsOf = (pw: string) => [...new Set([pw, inUserinfo(pw), inQuery(pw)].flatMap((f) => [f, JSON.stringify(f).slice(1, -1)]))];
+  const expectNowhere = (what: string, text: string, pw: string) => {
+    for (const f of formsOf(pw)) expect([what, pw, text.includes(f)]).toEqual([what, pw, false]);
+  };
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        got.push({ auth: req.headers.authorization, url: req.url ?? '', body });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    port = (server.address() as AddressInfo).port;
+    logger = new JsonLogger('trace', { write: (s: string) => void lines.push(...s.split('\n').filter((l) => l.trim() !== '')) });
+    t = await startApp({ LOG_LEVEL: 'trace' }, { logger });
+    admin = (await t.session(1)).hash;
+  });
+  afterAll(async () => {
+    await t?.close();
+    server?.closeAllConnections();
+    await new Promise((ok) => server?.close(ok));
+  });
+
+  const row = async (Id: number) => {
+    const ds = t.app.get<DataSource>(getDataSourceToken());
+    const rows: Array<{ cmd: string; cmd_secret: string | null }> = await ds.query('SELECT cmd, cmd_secret FROM cron_tasks WHERE Id = ?', [Id]);
+    return rows[0];
+  };
+  const run = async (Id: number) => {
+    const before = (await t.ok<{ count: number }>(admin, 'cron.getRuns', { Id })).count;
+    await t.ok(admin, 'cron.executeTask', { Id });
+    return waitFor('the run', async () => {
+      const runs = await t.ok<{ count: number; list: CronRunView[] }>(admin, 'cron.getRuns', { Id });
+      return runs.count > before && runs.list[0];
+    });
+  };
+  /** What anyone can read back: the tasks, the REST list, every audit row (list and one by one), the runs. */
+  const readable = async (Id: number) => {
+    const audit = await t.ok<{ list: Array<{ Id: number }> }>(admin, 'audit.getList', { limit: 500 });
+    const ones = await Promise.all(audit.list.map((a) => t.ok(admin, 'audit.get', { Id: a.Id })));
+    return JSON.stringify([
+      await t.ok(admin, 'cfg.getAppCron', {}), await t.ok(admin, 'cfg.getAppCron', { Id }),
+      (await t.rest(admin, 'GET', '/cfg/app_cron')).body, audit, ones, await t.ok(admin, 'cron.getRuns', { Id }),
+    ]);
+  };
+
+  test.each(passwords.map((pw) => [JSON.stringify(pw), pw]))('password %s: URL user part, query token and password, arg=password=', async (_, pw) => {
+    const arg = pw.replace(/\|/g, '!').replace(/&+/g, '&');
+    const cmd = `curl=http://cronuser:${inUserinfo(pw)}@127.0.0.1:${port}/hook?x=1&token=${inQuery(pw)}&password=${inQuery(pw)}|method=POST|arg=password=${arg}&&x=2`;
+    const logFrom = lines.length;
+    const saved = await t.rpc<{ Id: number }>(admin, 'cfg.saveAppCron', { name: `secrets ${pw.length}`, cmd, suspended: 1 });
+    expect(saved.env.status).toBe('ok');
+    expectNowhere('save answer', JSON.stringify(saved.env), pw);
+    const Id = (saved.env as { result: { Id: number } }).result.Id;
+
+    // Answered masked, every secret `***`.
+    const task = await t.ok<CronTaskView>(admin, 'cfg.getAppCron', { Id });
+    expect(task.cmd).toBe(`curl=http://cronuser:***@127.0.0.1:${port}/hook?x=1&token=***&password=***|method=POST|arg=password=***&&x=2`);
+    // Stored sealed: neither the cmd nor the sealed column holds it in clear.
+    const stored = await row(Id);
+    expect(stored.cmd).toBe(task.cmd);
+    expect(stored.cmd_secret).toMatch(/^v1:/);
+    expectNowhere('database row', JSON.stringify(stored), pw);
+
+    // A run sends the real values.
+    const want = { auth: 'Basic ' + Buffer.from(`cronuser:${pw}`, 'utf8').toString('base64'), token: pw, password: pw, body: { password: arg, x: '2' } };
+    const sent = () => {
+      const last = got.at(-1)!;
+      const q = new URL(last.url, 'http://x').searchParams;
+      return { auth: last.auth, token: q.get('token'), password: q.get('password'), body: Object.fromEntries(new URLSearchParams(last.body)) };
+    };
+    expect(await run(Id)).toMatchObject({ status: 'ok', message: 'HTTP 200 OK' });
+    expect(sent()).toEqual(want);
+
+    // The masked form saved back (as the edit form does) keeps them all.
+    const back = await t.rest<any>(admin, 'POST', '/cfg/save_app_cron', { Id, name: task.name, cmd: task.cmd, second: task.second, minute: task.minute, hour: task.hour, day: task.day, month: task.month, week: task.week, suspended: 1 });
+    expect(back.body.status).toBe('ok');
+    expect((await row(Id)).cmd_secret).toMatch(/^v1:/);
+    expect(await run(Id)).toMatchObject({ status: 'ok' });
+    expect(sent()).toEqual(want);
+
+    // Nowhere to read: answers, audit rows (cfg.saveAppCron as typed and saved back), runs, log lines.
+    const audit = JSON.stringify(await t.ok(admin, 'audit.getList', { method: 'saveAppCron', limit: 5 }));
+    expect(audit).toContain('cronuser:***@127.0.0.1');
+    expect(audit).toContain('token=***&password=***');
+    expect(audit).toContain('arg=password=***&&x=2');
+    expectNowhere('readable', await readable(Id), pw);
+    // The app writes no line with a cmd in these flows; a line that would (a message, a field, an error) goes through the same masker.
+    logger.log(`cron task ${Id}: ${cmd}`, 'Cron');
+    logger.pino.info({ args: { cmd }, url: cmd.slice(5, cmd.indexOf('|')) }, 'saved');
+    logger.error(new Error(`run of ${cmd} failed`));
+    const logged = lines.slice(logFrom);
+    expect(logged.filter((l) => l.includes('cronuser:***@127.0.0.1') && l.includes('token=***&password=***'))).toHaveLength(3);
+    expectNowhere('log lines', logged.join('\n'), pw);
+  });
+
+  test('an action task: arg=password= is sealed, masked, and the action gets the real one (the user signs in with it)', async () => {
+    const user = await t.session(100);
+    const uid = (await t.ok<{ uid: number }>(user.hash, 'user.me')).uid;
+    const pw = "Act'ion\"<pw> `x` \t@:/?#%";
+    const saved = await t.ok<{ Id: number }>(admin, 'cfg.saveAppCron', { name: 'reset', cmd: `path=user|method=save|arg=uid=${uid}&&password=${pw}`, suspended: 1 });
+    const task = await t.ok<CronTaskView>(admin, 'cfg.getAppCron', { Id: saved.Id });
+    expect(task.cmd).toBe(`path=user|method=save|arg=uid=${uid}&&password=***`);
+    // Saved back masked: kept (and checked against the method's input with the real value).
+    await t.ok(admin, 'cfg.saveAppCron', { Id: saved.Id, cmd: task.cmd });
+    expect(await run(saved.Id)).toMatchObject({ status: 'ok' });
+    const signIn = await t.rest<any>(null, 'POST', '/user/auth', { key: encodeAuthKey('user100', pw) });
+    expect(signIn.body.status).toBe('ok');
+    expectNowhere('readable', await readable(saved.Id), pw);
+    expectNowhere('log lines', lines.join('\n'), pw);
+    expectNowhere('database row', JSON.stringify(await row(saved.Id)), pw);
+  });
+
+  test('*** with nothing stored, or sent to another address, is refused; a new value replaces the stored one', async () => {
+    const fresh = await t.rpc(admin, 'cfg.saveAppCron', { name: 'nothing stored', cmd: `curl=http://127.0.0.1:${port}/h?token=***`, suspended: 1 });
+    expect(fresh.env).toMatchObject({ status: 'rules', code: 422, fields: { cmd: "cmd: the query parameter 'token' shows *** but this task has none stored: type it" } });
+    const { Id } = await t.ok<{ Id: number }>(admin, 'cfg.saveAppCron', { name: 'tok', cmd: `curl=http://127.0.0.1:${port}/h?token=first-T0ken`, suspended: 1 });
+    const moved = await t.rpc(admin, 'cfg.saveAppCron', { Id, cmd: `curl=http://localhost:${port}/h?token=***` });
+    expect(moved.env).toMatchObject({ status: 'rules', code: 422, fields: { cmd: expect.stringContaining('type them again') } });
+    await t.ok(admin, 'cfg.saveAppCron', { Id, cmd: `curl=http://127.0.0.1:${port}/h?token=second-T0ken` });
+    await run(Id);
+    expect(new URL(got.at(-1)!.url, 'http://x').searchParams.get('token')).toBe('second-T0ken');
+    const all = await readable(Id);
+    expect(all).not.toContain('first-T0ken');
+    expect(all).not.toContain('second-T0ken');
+  });
+
+  test('a task saved before query and argument secrets were sealed (in clear in cmd) is sealed at start and still runs', async () => {
+    const { Id } = await t.ok<{ Id: number }>(admin, 'cfg.saveAppCron', { name: 'legacy', cmd: `curl=http://127.0.0.1:${port}/legacy`, suspended: 1 });
+    const ds = t.app.get<DataSource>(getDataSourceToken());
+    await ds.query('UPDATE cron_tasks SET cmd = ?, cmd_secret = NULL WHERE Id = ?', [`curl=http://127.0.0.1:${port}/legacy?api_key=legacy-K3y|method=POST|arg=secret=legacy-S3cret`, Id]);
+    const { CronEngine } = await import('../../src/modules/cron/cron-engine.js');
+    await (t.app.get(CronEngine) as unknown as { sealUrlCredentials(): Promise<void> }).sealUrlCredentials();
+    const stored = await row(Id);
+    expect(stored.cmd).toBe(`curl=http://127.0.0.1:${port}/legacy?api_key=***|method=POST|arg=secret=***`);
+    expect(stored.cmd_secret).toMatch(/^v1:/);
+    await t.ok(admin, 'cron.reload');
+    await run(Id);
+    expect(got.at(-1)).toMatchObject({ url: '/legacy?api_key=legacy-K3y', body: 'secret=legacy-S3cret' });
   });
 });
 

@@ -6,6 +6,7 @@
  * GET /stats/get_views_data with the sums computed here; roles; bad input; retention.
  */
 import { getDataSourceToken } from '@nestjs/typeorm';
+import { request } from 'node:http';
 import type { DataSource } from 'typeorm';
 import { StreamBatchEntity } from '../../src/modules/input-stream/input-stream.entities.js';
 import { InputStreamService } from '../../src/modules/input-stream/input-stream.service.js';
@@ -91,6 +92,30 @@ describe(`input stream (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})
     // Nothing of the refused batches was counted.
     expect((await t.ok(user, 'metrics.get', {})).shows).toBe(0);
   });
+
+  test('a missing or wrong token is refused (401) before the body is read: the answer comes while the body is still held', async () => {
+    /** Sends the headers of a 900 KB batch and its first 1,000 bytes, then holds the rest; answers what the server said (status 0: nothing in 15 s). */
+    const held = (tok: string | null) => new Promise<{ status: number; body: any; connection?: string }>((resolve) => {
+      const u = new URL(t.url);
+      const req = request({
+        host: u.hostname, port: u.port, path: '/api/input_stream/ingest', method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': 900_000, ...(tok ? { 'x-site-token': tok } : {}) },
+      });
+      const timer = setTimeout(() => { req.destroy(); resolve({ status: 0, body: null }); }, 15_000);
+      req.on('error', () => undefined); // the server closes the connection after its answer
+      req.on('response', (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => { data += c; });
+        res.on('end', () => { clearTimeout(timer); req.destroy(); resolve({ status: res.statusCode ?? 0, body: JSON.parse(data), connection: res.headers.connection }); });
+      });
+      req.write(`{"batch_id": "held", "events": [${' '.repeat(1000 - 32)}`);
+    });
+    for (const tok of ['ist_wrong', null, user]) {
+      const r = await held(tok);
+      expect(r).toMatchObject({ status: 401, body: { status: 'error' }, connection: 'close' });
+    }
+  }, 60_000);
 
   test('a batch counts once per batch id; sums per hour and day', async () => {
     const first = await ingest(token, { batch_id: 'b-1', events });

@@ -84,19 +84,42 @@ describe(`monitoring (${DB})`, () => {
     const before = loadavg()[0];
     const res = await t.ok<any[]>(admin, 'monitoring.collectNow', {});
     const after = loadavg()[0];
-    // only servers with status 1 and SSH credentials are read
-    expect(res.map((r) => r.name).sort()).toEqual(['mon-dead', 'mon-good']);
+    // only servers with status 1 and SSH credentials are read; the others that are on are answered
+    // with the reason they were not tried (issue 18: "Collected 0 servers of 0" said nothing)
+    expect(res.filter((r) => r.reason !== 'no_credentials').map((r) => r.name).sort()).toEqual(['mon-dead', 'mon-good']);
+    expect(res.filter((r) => r.reason === 'no_credentials').map((r) => [r.name, r.ok, r.error]).sort()).toEqual([
+      ['mon-history', false, 'No SSH password or private key is stored for this server'],
+      ['mon-nocred', false, 'No SSH password or private key is stored for this server'],
+      ['mon-web', false, 'No SSH password or private key is stored for this server'],
+    ]);
+    expect(res.map((r) => r.name)).not.toContain('mon-off');
     const good = res.find((r) => r.Id === ids.good);
     expect(good).toMatchObject({ ok: true, name: 'mon-good' });
     expect(good.cpu_la).toBeGreaterThanOrEqual(Math.min(before, after) - 0.5);
     expect(good.cpu_la).toBeLessThanOrEqual(Math.max(before, after) + 0.5);
     const dead = res.find((r) => r.Id === ids.dead);
-    expect(dead).toMatchObject({ ok: false, error: expect.stringMatching(/refused/i) });
+    expect(dead).toMatchObject({ ok: false, error: expect.stringMatching(/refused/i), reason: 'refused' });
     expect(dead.cpu_la).toBeUndefined();
 
     await waitFor('update_nginx', () => events.length >= 1);
     expect(events[0]).toMatchObject({ servers: 2, ok: 1, at: expect.any(String) });
     socket.close();
+    // The round itself writes no audit row (it changes nothing); the admin's call is audited as such.
+    expect((await t.ok<any>(admin, 'audit.getList', { method: 'monitoring.collect' })).list.map((r: { method: string }) => r.method)).toEqual(['monitoring.collectNow']);
+  });
+
+  test('a scheduled round with zero servers writes no audit row (issue 18: one a minute before)', async () => {
+    const bare = await startApp({ CRON_ENABLED: '1', MONITOR_INTERVAL_SECONDS: '3600' });
+    try {
+      const hash = (await bare.session(1)).hash;
+      const c = bare.app.get(MonitoringCollector);
+      expect(await c.scheduledRound()).toEqual([]);
+      expect(await c.scheduledRound()).toEqual([]);
+      const rows = (await bare.ok<any>(hash, 'audit.getList', {})).list.map((r: { method: string }) => r.method);
+      expect(rows).toEqual(['user.auth']);
+    } finally {
+      await bare.close();
+    }
   });
 
   test('the second round reuses the pooled connection and has the CPU busy share; the minute row keeps every metric', async () => {

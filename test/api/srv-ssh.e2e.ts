@@ -104,7 +104,7 @@ describe(`SSH connection test (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sq
   test('missing credentials answer a clear 400 without connecting', async () => {
     const Id = await server({ name: 'ssh-nocreds' });
     const r = await t.rpc<any>(admin, 'srv.test_connect_ssh', { Id });
-    expect(r.env).toMatchObject({ status: 'rules', code: 400, message: 'No SSH password or private key is stored for this server' });
+    expect(r.env).toMatchObject({ status: 'rules', code: 422, message: 'No SSH password or private key is stored for this server' });
     const noId = await t.rest<any>(admin, 'POST', '/srv/test_connect_ssh', {});
     expect(noId.status).toBe(422);
     expect(noId.body.fields).toHaveProperty('Id');

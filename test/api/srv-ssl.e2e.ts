@@ -3,8 +3,9 @@
  * a real TLS handshake (SNI) against local TLS servers with fresh self-signed certificates.
  */
 import { SslCheckJob } from '../../src/jobs/ssl-check.job.js';
-import { SslService } from '../../src/modules/srv/ssl.service.js';
-import { sslAlertHosts } from '../../src/contracts/srv.js';
+import { createServer as createTcpServer } from 'node:net';
+import { SslService, sslReasonOf } from '../../src/modules/srv/ssl.service.js';
+import { SSL_REASON_TEXT, sslAlertHosts } from '../../src/contracts/srv.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/sshd.js';
 import { startTlsServer, type TlsPeer } from '../helpers/tls.js';
@@ -34,7 +35,7 @@ describe(`SSL hosts (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, 
     const withPort = await ok('srv.sslUpdateHost', { host: 'example.com:8443' });
     const rows = await ok('srv.getSslHosts');
     expect(rows.find((x: any) => x.Id === (r.env as any).result.Id)).toEqual({
-      Id: (r.env as any).result.Id, host: 'example.com', day_last: null, not_check: 0, ts_check: null, expires_at: null, chain_valid: null, chain_error: null, error: null,
+      Id: (r.env as any).result.Id, host: 'example.com', day_last: null, not_check: 0, ts_check: null, expires_at: null, chain_valid: null, chain_error: null, error: null, error_reason: null, chain_reason: null,
     });
     expect(rows.find((x: any) => x.Id === withPort.Id).host).toBe('example.com:8443');
     expect((await ok('srv.sslUpdateHost', { host: 'example.org:443' })).Id).toBeGreaterThan(0);
@@ -99,6 +100,41 @@ describe(`SSL hosts (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, 
     expect(failed.day_last).toBeGreaterThanOrEqual(9);
     await ok('srv.sslDeleteById', { Id });
     await ok('srv.sslDeleteById', { Id: Id2 });
+  });
+
+  test('a failure is answered with a reason code beside the raw text (issue 18): wrong version, refused, self-signed chain', async () => {
+    // A port that answers plain HTTP: OpenSSL's "…:SSL routines:…:wrong version number".
+    const open = new Set<import('node:net').Socket>();
+    const plain = createTcpServer((s) => { open.add(s); s.on('error', () => undefined); s.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n'); });
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    const tls = await startTlsServer({ days: 10 });
+    try {
+      const w = await ok('srv.sslUpdateHost', { host: `127.0.0.1:${(plain.address() as { port: number }).port}` });
+      const wrong = await ok('srv.sslCheckHost', { Id: w.Id });
+      expect(wrong).toMatchObject({ error: expect.stringMatching(/wrong version number/), error_reason: 'wrong_version', chain_reason: null });
+      const refusedPort = await freePort();
+      const r = await ok('srv.sslUpdateHost', { host: `127.0.0.1:${refusedPort}` });
+      expect(await ok('srv.sslCheckHost', { Id: r.Id })).toMatchObject({ error: 'Connection refused', error_reason: 'refused' });
+      const s = await ok('srv.sslUpdateHost', { host: `localhost:${tls.port}` });
+      expect(await ok('srv.sslCheckHost', { Id: s.Id })).toMatchObject({ error: null, error_reason: null, chain_valid: 0, chain_error: expect.stringMatching(/SELF_SIGNED/), chain_reason: 'self_signed' });
+      // the list answers the same (derived when answering, so rows stored before are classified too)
+      const rows = await ok('srv.getSslHosts');
+      expect(rows.find((x: any) => x.Id === w.Id)).toMatchObject({ error_reason: 'wrong_version' });
+      for (const Id of [w.Id, r.Id, s.Id]) await ok('srv.sslDeleteById', { Id });
+    } finally {
+      await tls.stop();
+      for (const c of open) c.destroy();
+      await new Promise((r) => plain.close(r));
+    }
+    // The other texts the TLS stack gives, and the sentence for each reason.
+    expect([
+      'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'Timed out after 10 s',
+      'Host not found (ENOTFOUND)', 'Connection reset during the TLS handshake', 'The server sent no certificate', 'Not a valid host: x',
+      '40C7:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:../ssl/record/rec_layer_s3.c:1605:SSL alert number 40',
+      'something new',
+    ].map(sslReasonOf)).toEqual(['expired', 'not_yet_valid', 'name_mismatch', 'untrusted', 'timeout', 'not_found', 'reset', 'no_certificate', 'bad_host', 'handshake', 'other']);
+    expect(sslReasonOf(null)).toBeNull();
+    for (const text of Object.values(SSL_REASON_TEXT)) expect(text).toMatch(/^[A-Z].*\.$/);
   });
 
   test('check all checks every host with not_check 0 and skip the others', async () => {

@@ -171,6 +171,12 @@ describe(`servers on ${db()}`, () => {
     expect(dup.env).toMatchObject({ code: 409 });
     const missing = await t.rest<any>(admin, 'POST', '/srv/clone_srv', { clone_by: 987654 });
     expect(missing.status).toBe(404);
+    // The free-name lookup matches _ and % literally (core/database/like.ts): each clone gets the next number.
+    for (const base of ['web_a', 'web%b']) {
+      const src = await create({ name: base, type: 8, ip: '203.0.113.51', cod: 0 });
+      expect((await ok('srv.clone_server', { clone_by: src })).name).toBe(`${base}-clone`);
+      expect((await ok('srv.clone_server', { clone_by: src })).name).toBe(`${base}-clone-2`);
+    }
   });
 
   test('remove_server_by_id removes (audited); get_map answers the new map; children of a removed parent go FREE', async () => {

@@ -79,7 +79,7 @@ test('/book/block: links highlighted as typed, items with similar offers, Block 
   await page.getByLabel('Range').selectOption({ label: 'court decision' });
   await page.getByRole('button', { name: 'Block', exact: true }).click();
   const dialog = page.getByRole('dialog');
-  await dialog.getByText('Block 1 book(s) and 1 author(s)', { exact: false }).waitFor();
+  await dialog.getByText('Block 1 book and 1 author', { exact: false }).waitFor();
   await dialog.getByRole('button', { name: 'Yes' }).click();
   await toast(page, CONTENT_MSG.blockedBooks(1)).waitFor();
   expect(await toast(page, CONTENT_MSG.blockedBooks(1)).getAttribute('data-type')).toBe('success');

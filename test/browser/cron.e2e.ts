@@ -206,6 +206,21 @@ test('the form suggests only the actions that exist (from the registry); a sugge
   const placeholder = (await form.getByLabel('Command').getAttribute('placeholder')) ?? '';
   expect(placeholder.startsWith(`${example.cmd} `)).toBe(true);
 
+  // Issue 18: cat.update was offered as if it ran bare and every run failed. Now the picker names what
+  // it needs, the example never names it, the form says so as typed, and the server refuses the save.
+  expect(await select.locator('option[value="cat.update"]').textContent()).toBe('cat.update (needs cat_title)');
+  expect(placeholder).not.toContain('method=update');
+  await form.getByLabel('Name').fill('Bare category update');
+  await form.getByLabel('Command').fill('path=cat|method=update');
+  await form.getByTestId('cron-action-needs').getByText('does not run without arguments: it needs cat_title', { exact: false }).waitFor();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await form.getByText("arguments of 'cat.update': cat_title: cat_title is required", { exact: false }).first().waitFor();
+  await screenshot(page, 'cron-action-needs');
+  await select.selectOption('cat.update');
+  expect(await form.getByLabel('Command').inputValue()).toBe('path=cat|method=update|arg=cat_title=');
+  expect(await form.getByTestId('cron-action-needs').count()).toBe(0);
+  await form.getByLabel('Name').fill('');
+
   // A cmd naming no action of the console is flagged as typed; picking one fills the command.
   await form.getByLabel('Command').fill('path=srv/action|method=noSuchThing');
   await form.getByTestId('cron-action-unknown').getByText('srv/action.noSuchThing').waitFor();

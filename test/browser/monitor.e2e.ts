@@ -181,11 +181,11 @@ test("an 'update_nginx' after a round refreshes the chart and the tiles without 
   await page.evaluate(() => ((window as unknown as { __kept: number }).__kept = 1));
 
   // Another client runs a round: the loopback sshd is read over SSH, and the event reaches this page.
-  const round = await ok<Array<{ Id: number; name: string; ok: boolean; cpu_la?: number; error?: string }>>('monitoring.collectNow', {});
+  const round = await ok<Array<{ Id: number; name: string; ok: boolean; cpu_la?: number; error?: string; reason?: string }>>('monitoring.collectNow', {});
   const mine = round.find((r) => r.name === 'mon-web-1');
   expect(mine).toMatchObject({ ok: true });
   expect(typeof mine!.cpu_la).toBe('number');
-  expect(round.some((r) => r.name === 'mon-web-2')).toBe(false); // no credentials: not collected
+  expect(round.find((r) => r.name === 'mon-web-2')).toMatchObject({ ok: false, reason: 'no_credentials' }); // no credentials: not tried, and said so
 
   await page.waitForFunction((b) => Number(document.querySelector('.app-mon-card[data-server="mon-web-1"]')?.getAttribute('data-last')) > b, before * 1);
   // the new minute, after a gap point where no round ran
@@ -233,8 +233,18 @@ test("an admin's Collect now shows each server's result; a role-100 user sees th
   const table = page.getByRole('table', { name: 'Collection results' });
   await table.waitFor();
   await table.locator('tr[data-server="mon-web-1"]').getByText('ok').waitFor();
-  await page.getByRole('dialog').locator('.modal-footer').getByRole('button', { name: 'Close' }).click();
-  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  // Issue 18: the servers on without credentials were left out ("Collected 0 servers of 0"): each now
+  // says why, with a link to its dialog.
+  await page.locator('.app-notify', { hasText: /Collected 1 of \d+ servers switched on/ }).first().waitFor();
+  const noCred = table.locator('tr[data-server="mon-web-2"]').getByTestId('collect-reason');
+  expect(await noCred.getAttribute('data-reason')).toBe('no_credentials');
+  await noCred.getByText('Not tried: no SSH address, login, or password/private key', { exact: false }).waitFor();
+  await screenshot(page, 'monitor-collect-reasons');
+  await noCred.getByRole('link', { name: 'Open the server dialog' }).click();
+  await page.waitForURL((u) => u.pathname === '/srv/srv_map' && u.searchParams.get('edit') === String(ids['mon-web-2']));
+  await page.getByRole('dialog').getByRole('textbox').first().waitFor();
+  await page.goto(t.url + '/monitor/web');
+  await card(page, 'mon-web-1').locator('.highcharts-container').waitFor();
 
   const user = await signedIn('/monitor/web', VIEWER);
   await card(user, 'mon-web-1').locator('.highcharts-container').waitFor();

@@ -255,12 +255,12 @@ test('register, then an admin activates, sets the role and resets the password o
   await form.getByRole('button', { name: 'Register' }).click();
   await expect(page.getByTestId('register-done').textContent()).resolves.toBe(MSG.registered);
 
-  // Not active yet: the sign-in shows the server's reason.
+  // Not active yet: the sign-in answers as for a wrong password (the register page said the account waits for an admin).
   await page.goto(t.url + '/auth');
   await page.getByLabel('Login').fill('newbie');
   await page.getByLabel('Password').fill('newbie-password-1');
   await page.getByRole('button', { name: 'Next' }).click();
-  await expect(page.getByTestId('auth-error').textContent()).resolves.toBe(MSG.inactiveAccount);
+  await expect(page.getByTestId('auth-error').textContent()).resolves.toBe(MSG.badCredentials);
 
   const admin = await open();
   await loginAs(admin, t.url, ADMIN.login, ADMIN.password);

@@ -6,7 +6,9 @@
  * user can neither open the pages nor call the methods.
  */
 /// <reference lib="dom" />
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
+import { SSL_REASON_TEXT } from '../../src/contracts/srv.js';
 import { MSG } from '../../src/contracts/messages.js';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { expectNoPageErrors, launchBrowser, loginAs, newPage, openSignedIn, screenshot } from '../helpers/browser.js';
@@ -197,6 +199,37 @@ test('SSL check: the banner lists a 3-day certificate and not a 30-day one', asy
   await page.getByRole('button', { name: 'Add' }).click();
   await page.getByText('Host must be a host name or address').waitFor();
   await screenshot(page, 'srv-ssl');
+}, T);
+
+test('SSL check: a failure reads as a sentence, the raw OpenSSL text behind a details toggle (issue 18)', async () => {
+  // A port that answers plain HTTP, as a site whose HTTPS was pointed at port 80.
+  const open = new Set<Socket>();
+  const plain = createTcpServer((c) => { open.add(c); c.on('error', () => undefined); c.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n'); });
+  await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+  const host = `127.0.0.1:${(plain.address() as { port: number }).port}`;
+  try {
+    for (const width of [1280, 390]) {
+      const page = await adminPage('/srv/ssl_check');
+      if (width !== 1280) await page.setViewportSize({ width, height: 844 });
+      if (width === 1280) {
+        await page.getByLabel('Host', { exact: true }).fill(host);
+        await page.getByRole('button', { name: 'Add' }).click();
+      }
+      const row = page.locator(`tr[data-host="${host}"]`);
+      const failed = row.getByTestId('ssl-error');
+      await failed.getByText(SSL_REASON_TEXT.wrong_version, { exact: false }).waitFor();
+      expect(await failed.getAttribute('data-reason')).toBe('wrong_version');
+      expect(await failed.textContent()).not.toMatch(/SSL routines/);
+      const raw = row.getByTestId('ssl-raw');
+      expect(await raw.locator('code').isVisible()).toBe(false);
+      await raw.locator('summary').click();
+      await raw.locator('code', { hasText: 'wrong version number' }).waitFor();
+      await screenshot(page, `srv-ssl-reason-${width}`);
+    }
+  } finally {
+    for (const c of open) c.destroy();
+    await new Promise((r) => plain.close(r));
+  }
 }, T);
 
 test("cluster configs: new rows insert, edited rows update, deleted rows are hidden and removed on Save", async () => {

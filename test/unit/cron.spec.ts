@@ -151,11 +151,14 @@ describe('cron task validation (000 §5: Name and CMD required)', () => {
 
 describe('cron input schemas', () => {
   test('save: numbers become text, suspended becomes 0/1', () => {
-    expect(CronSaveArgs.parse({ name: 'a', second: 0, suspended: true })).toEqual({ name: 'a', second: '0', suspended: 1 });
+    expect(CronSaveArgs.parse({ name: 'a', cmd: 'curl=https://x/', second: 0, suspended: true })).toEqual({ name: 'a', cmd: 'curl=https://x/', second: '0', suspended: 1 });
+    // A create names what it lacks (the schema is the whole contract: cron.getActions and a cron save read it).
+    expect(CronSaveArgs.safeParse({ name: 'a' }).error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['cmd', 'CMD is required']]);
+    expect(CronSaveArgs.safeParse({}).error?.issues.map((i) => i.path.join('.'))).toEqual(['name', 'cmd']);
     expect(CronSaveArgs.parse({ Id: '3', suspended: '0' })).toEqual({ Id: 3, suspended: 0 });
     expect(CronSaveArgs.safeParse({ suspended: 2 }).success).toBe(false);
     // What a form sends for a new task: no Id.
-    for (const Id of ['', 0, '0']) expect(CronSaveArgs.parse({ Id, name: 'n' })).toEqual({ name: 'n' });
+    for (const Id of ['', 0, '0']) expect(CronSaveArgs.parse({ Id, name: 'n', cmd: 'c' })).toEqual({ name: 'n', cmd: 'c' });
     // null, true, [5], '0x17', '1e1' are not an Id (strict input, test/unit/fields.spec.ts).
     for (const Id of [null, true, [5], '0x17', '1e1', {}]) expect(CronSaveArgs.safeParse({ Id, name: 'n' }).success).toBe(false);
     expect(CronSaveArgs.safeParse({ Id: -3 }).success).toBe(false);

@@ -200,7 +200,7 @@ describe('area schemas use the shared fields', () => {
     expect(refusal(CronSaveArgs, { name: 'a\u0007' }, 'name')).toMatch(/invisible/);
     expect(refusal(CronSaveArgs, { name: 5 }, 'name')).toBe('name|Name must be text');
     expect(refusal(CronSaveArgs, { second: [0] }, 'second')).toBe('second|second must be text');
-    expect(parsed(CronSaveArgs, { second: 5, cmd: 'curl=https://x/\n' })).toEqual({ second: '5', cmd: 'curl=https://x/' });
+    expect(parsed(CronSaveArgs, { Id: 1, second: 5, cmd: 'curl=https://x/\n' })).toEqual({ Id: 1, second: '5', cmd: 'curl=https://x/' });
     const task = { name: 'n', second: '0', minute: '*', hour: '*', day: '*', month: '*', week: '*' };
     expect(validateCronTask({ ...task, cmd: 'curl=http:/x' })).toEqual({ cmd: expect.stringMatching(/not an absolute http\(s\) URL/) });
     expect(validateCronTask({ ...task, cmd: 'curl=http:x' })).toEqual({ cmd: expect.stringMatching(/not an absolute http\(s\) URL/) });

@@ -3,10 +3,13 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, type Repository } from 'typeorm';
 import type { AuditRow, Paged } from '../../contracts/auth.js';
 import type { Actor } from '../auth/actor.js';
+import { isDbUnreachable } from '../database/db-errors.js';
+import { containsPattern, likeNamed } from '../database/like.js';
+import { dbOutage } from '../database/db-outage.js';
 import { notFound } from '../errors.js';
 import { AUDIT_TARGET_MAX } from './audit-target.js';
 import { AuditEntity } from './audit.entity.js';
-import { maskSecrets, maskUrlCredentials } from './mask.js';
+import { maskSecrets, maskSecretText } from './mask.js';
 
 const MAX_ARGS = 2000;
 /** Entries removed per statement by the retention (short statements: the writers are never held up long). */
@@ -47,18 +50,20 @@ export class AuditService {
         args: e.args === undefined ? null : summarizeArgs(e.args),
         target: e.target?.slice(0, AUDIT_TARGET_MAX) || null,
         outcome: e.outcome,
-        message: e.message ? maskUrlCredentials(e.message).slice(0, 1000) : null,
+        message: e.message ? maskSecretText(e.message).slice(0, 1000) : null,
         ip: (e.ip ?? e.actor?.ip ?? null)?.slice(0, 64) ?? null,
         duration_ms: e.started ? Date.now() - e.started : 0,
       });
     } catch (err) {
-      this.log.error(`audit write failed for ${e.method}: ${(err as Error).message}`);
+      // An unreachable database is logged once per outage (db-outage.ts), not once per call.
+      if (isDbUnreachable(err)) dbOutage.noteUnreachable(err);
+      else this.log.error(`audit write failed for ${e.method}: ${(err as Error).message}`);
     }
   }
 
   async list(q: { page: number; limit: number; method?: string; login?: string; outcome?: 'ok' | 'error'; from?: Date; to?: Date }): Promise<Paged<AuditRow>> {
     const qb = this.repo.createQueryBuilder('a').orderBy('a.Id', 'DESC').skip((q.page - 1) * q.limit).take(q.limit);
-    if (q.method) qb.andWhere('a.method LIKE :m', { m: `%${q.method}%` });
+    if (q.method) qb.andWhere(likeNamed('a.method', 'm'), { m: containsPattern(q.method) });
     if (q.login) qb.andWhere('a.login = :l', { l: q.login });
     if (q.outcome) qb.andWhere('a.outcome = :o', { o: q.outcome });
     // Both bounds inclusive, on the indexed ts column.

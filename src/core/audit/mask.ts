@@ -1,31 +1,21 @@
 /**
- * The one masking of secrets, shared by the audit log (summarizeArgs) and the JSON logger
- * (src/core/logger.ts): fields whose name looks secret are replaced by '***', and the credentials of
- * any URL-looking text (`scheme://user:pass@host`) are masked to `scheme://user:***@host`
- * (`scheme://***@host` when there is only a user part, which often is a token).
+ * The one masking of secrets, shared by the audit log (summarizeArgs, messages) and the JSON logger
+ * (src/core/logger.ts): fields whose name looks secret are replaced by '***', and every string goes
+ * through maskSecretText (src/contracts/secrets.ts): the credentials of any URL-looking text
+ * (`scheme://user:pass@host` -> `scheme://user:***@host`, `scheme://***@host` when there is only a
+ * user part, which often is a token), secret query parameters (`?token=***`) and secret `name=value`
+ * pairs (`arg=password=***`). The user part of a URL and the secret names are read by the same
+ * functions the cron cmd splitter uses (src/contracts/cron.ts), so what a cron task seals is always
+ * masked here too.
  */
+import { maskSecretText, maskUrlCredentials, SECRET_MASK, SECRET_NAME } from '../../contracts/secrets.js';
 
-/** Field names treated as secrets: any *pass*, *secret*, *token*, *hash*, *private*, *credential*, or ending in key/key_data. */
-export const SECRET_KEY = /pass|secret|token|hash|private|credential|key(_?data)?$/i;
+export { maskSecretText, maskUrlCredentials };
 
-export const MASK = '***';
+/** Field names treated as secrets: the one list of src/contracts/secrets.ts (*pass*, *secret*, *token*, *hash*, *private*, *credential*, auth, ending in key, ...). */
+export const SECRET_KEY = SECRET_NAME;
 
-/**
- * `scheme://` then the user part up to the last '@' before the host. The user part stops at what
- * cannot be inside a URL's authority or around it in text (white space, / ? #, quotes, angle
- * brackets, '|' which separates the parts of a cron cmd), so a password holding a raw '@' is
- * masked whole.
- */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#|"'<>`]*)@/gi;
-
-/** `http://user:pass@host/x` -> `http://user:***@host/x`; `https://token@host` -> `https://***@host`. */
-export function maskUrlCredentials(text: string): string {
-  if (!text.includes('@')) return text;
-  return text.replace(URL_USERINFO, (_all, scheme: string, userinfo: string) => {
-    const colon = userinfo.indexOf(':');
-    return `${scheme}${colon >= 0 ? `${userinfo.slice(0, colon)}:${MASK}` : MASK}@`;
-  });
-}
+export const MASK = SECRET_MASK;
 
 export interface MaskOptions {
   /** Longer strings are cut to this many characters (with '…'). */
@@ -36,13 +26,13 @@ export interface MaskOptions {
   maxDepth?: number;
 }
 
-/** A copy of `value` with every secret-looking field masked and URL credentials masked in every string. */
+/** A copy of `value` with every secret-looking field masked and every string through maskSecretText. */
 export function maskSecrets(value: unknown, opts: MaskOptions = {}): unknown {
   const { maxString = Infinity, maxItems = Infinity, maxDepth = 8 } = opts;
   const seen = new WeakSet<object>();
   const mask = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') {
-      const s = maskUrlCredentials(v);
+      const s = maskSecretText(v);
       return s.length > maxString ? s.slice(0, maxString) + '…' : s;
     }
     if (!v || typeof v !== 'object') return v;

@@ -10,7 +10,7 @@ import { Role } from '../../contracts/roles.js';
 import { sha256 } from '../crypto/secret-box.js';
 import { PENDING_ACCOUNTS_MAX } from '../../contracts/constants.js';
 import { isUniqueViolation } from '../database/db-errors.js';
-import { AppError, conflict, parseInput, tooMany, unauthorized, badRequest } from '../errors.js';
+import { AppError, conflict, parseInput, tooMany, unauthorized, invalid } from '../errors.js';
 import type { Actor } from './actor.js';
 import { JsonLogger } from '../logger.js';
 import { LoginLimiter, RegistrationLimiter } from './login-limiter.js';
@@ -57,7 +57,7 @@ export class AuthService implements OnApplicationBootstrap {
   decodeKey(key: string): { login: string; password: string } {
     const text = Buffer.from(key, 'base64').toString('utf8');
     const i = text.indexOf(':');
-    if (i <= 0) throw badRequest('key must be base64 of login:password', { key: 'key must be base64 of login:password' });
+    if (i <= 0) throw invalid('key must be base64 of login:password', { key: 'key must be base64 of login:password' });
     return { login: text.slice(0, i).trim(), password: text.slice(i + 1) };
   }
 
@@ -71,11 +71,12 @@ export class AuthService implements OnApplicationBootstrap {
     const ok = user
       ? await argonVerify(user.password_hash, password).catch(() => false)
       : await argonVerify(await (this.dummyHash ??= hashPassword(randomBytes(16).toString('hex'))), password).then(() => false);
-    if (!user || !ok) {
+    // An inactive account is a failure like a wrong password, with the same answer, whatever the
+    // password: the answer never tells a right password from a wrong one (docs/architecture.md, Security).
+    if (!user || !ok || !user.active) {
       this.limiter.fail(ip, login);
       throw unauthorized(MSG.badCredentials);
     }
-    if (!user.active) throw unauthorized(MSG.inactiveAccount);
     this.limiter.succeed(ip, login);
     const hash = randomBytes(32).toString('base64url');
     const now = new Date();

@@ -6,7 +6,7 @@ import { MSG } from '../../contracts/messages.js';
 import { Role } from '../../contracts/roles.js';
 import { Rpc, type RpcContext } from '../rpc/rpc.decorator.js';
 import { auditTarget } from '../audit/audit-target.js';
-import { badRequest, notFound } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import { SocketSessions } from '../realtime/socket-sessions.service.js';
 import { AuthService, hashPassword } from './auth.service.js';
 import { UserEntity } from './user.entity.js';
@@ -38,8 +38,8 @@ export class UsersService {
     if (!user) throw notFound(`User ${a.uid} not found`);
     auditTarget('user', user.login, user.uid);
     const self = user.uid === ctx.actor.uid;
-    if (self && a.active === 0) throw badRequest('You cannot deactivate your own account', { active: 'You cannot deactivate your own account' });
-    if (self && a.role !== undefined && a.role > user.role) throw badRequest('You cannot lower your own role', { role: 'You cannot lower your own role' });
+    if (self && a.active === 0) throw invalid('You cannot deactivate your own account', { active: 'You cannot deactivate your own account' });
+    if (self && a.role !== undefined && a.role > user.role) throw invalid('You cannot lower your own role', { role: 'You cannot lower your own role' });
     const patch: Partial<UserEntity> = {};
     if (a.active !== undefined) patch.active = a.active;
     if (a.role !== undefined) patch.role = a.role;
@@ -60,7 +60,7 @@ export class UsersService {
     const user = await this.users.findOne({ where: { uid: a.uid } });
     if (!user) throw notFound(`User ${a.uid} not found`);
     auditTarget('user', user.login, user.uid);
-    if (user.uid === ctx.actor.uid) throw badRequest('You cannot remove your own account', { uid: 'You cannot remove your own account' });
+    if (user.uid === ctx.actor.uid) throw invalid('You cannot remove your own account', { uid: 'You cannot remove your own account' });
     await this.auth.endSessions(user.uid, 'deactivated');
     await this.users.delete({ uid: user.uid });
     return { message: MSG.deleteOk };

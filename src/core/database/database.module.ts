@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import type { DataSourceOptions } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { DbOutageSubscriber } from './db-outage.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { TypeOrmJsonLogger } from './typeorm-logger.js';
 
@@ -22,7 +23,8 @@ export function ensurePrivateSqliteFile(file: string) {
 /** DataSource options for either dialect; migrations (never synchronize) run at start. */
 export function dataSourceOptions(cfg: AppConfig): DataSourceOptions {
   // Logged through the JSON logger, never with query parameters (typeorm-logger.ts).
-  const common = { migrations: MIGRATIONS, migrationsRun: true, synchronize: false, logger: new TypeOrmJsonLogger() };
+  // The outage subscriber tells db-outage.ts when queries succeed again (one log line per outage).
+  const common = { migrations: MIGRATIONS, migrationsRun: true, synchronize: false, logger: new TypeOrmJsonLogger(), subscribers: [DbOutageSubscriber] };
   if (cfg.database.type === 'better-sqlite3') {
     ensurePrivateSqliteFile(cfg.database.database);
     return {

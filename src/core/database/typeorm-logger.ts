@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Logger as OrmLogger } from 'typeorm';
-import { isUniqueViolation } from './db-errors.js';
+import { isDbUnreachable, isUniqueViolation } from './db-errors.js';
+import { dbOutage } from './db-outage.js';
 
 const MAX_QUERY = 500;
 /** The query text on one line, bounded. Parameters are never part of it (TypeORM binds them separately). */
@@ -13,7 +14,8 @@ const queryText = (q: string) => {
  * TypeORM's logger, through the console's one JSON logger (Nest's Logger -> JsonLogger, masked).
  * Query parameters are never logged: they hold password hashes, sealed secrets and personal data.
  * Queries themselves are not logged; a failed query logs its error and its text (placeholders only);
- * a unique-key conflict is a normal outcome that callers answer (409), so it is logged at debug level.
+ * a unique-key conflict is a normal outcome that callers answer (409), so it is logged at debug level;
+ * so is a query that failed because the database is unreachable (db-outage.ts logs the outage once).
  */
 export class TypeOrmJsonLogger implements OrmLogger {
   private readonly out = new Logger('Database');
@@ -26,7 +28,10 @@ export class TypeOrmJsonLogger implements OrmLogger {
     const message = typeof error === 'string' ? error : error.message;
     const line = `Query failed: ${message} (query: ${queryText(query)})`;
     if (isUniqueViolation(error)) this.out.debug(line);
-    else this.out.error(line);
+    else if (isDbUnreachable(error)) {
+      dbOutage.noteUnreachable(error);
+      this.out.debug(line);
+    } else this.out.error(line);
   }
 
   logQuerySlow(time: number, query: string): void {

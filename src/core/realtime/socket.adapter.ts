@@ -1,22 +1,29 @@
 import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
-import { createClient } from 'redis';
 import type { Server, ServerOptions } from 'socket.io';
 import { SOCKET_CLIENT_STATUS } from '../../contracts/constants.js';
 import { MSG } from '../../contracts/messages.js';
 import { AuthService } from '../auth/auth.service.js';
+import { closeRedis, connectRedis, createRedisClient, type RedisClient } from '../redis.js';
 import { RedisWatch } from '../redis-watch.js';
 
 /**
  * socket.io on the same port. The handshake must carry a live session hash (`auth.hash`, or the
  * `User` header); without one the connection is refused. With REDIS_URL, events fan out to every
- * instance through the Redis adapter.
+ * instance through the Redis adapter (docs/operations.md "Several instances"):
+ * - the clients come from core/redis.ts: a publish while Redis is down fails at once and is dropped
+ *   (never queued and delivered late in a burst, never an unhandled rejection), the subscriber renews
+ *   its subscriptions on every reconnect;
+ * - when Redis is back after an outage, this instance's sockets get `realtime.resync`: events from the
+ *   other instances were lost meanwhile, so open pages re-read what they show.
  */
 export class AuthedSocketAdapter extends IoAdapter {
   private readonly log = new Logger('Socket');
   private redisAdapter?: ReturnType<typeof createAdapter>;
-  private redisClients: Array<ReturnType<typeof createClient>> = [];
+  private redisClients: RedisClient[] = [];
+  private server?: Server;
+  private outage = false;
   /** The Redis clients' reachability: one warning per outage; /api/health reads it. */
   readonly redis = new RedisWatch('socket.io adapter');
 
@@ -26,18 +33,31 @@ export class AuthedSocketAdapter extends IoAdapter {
 
   async connectRedis() {
     if (!this.redisUrl) return;
-    const pub = createClient({ url: this.redisUrl });
-    const sub = pub.duplicate();
+    const pub = createRedisClient(this.redisUrl);
+    const sub = createRedisClient(this.redisUrl, { subscriber: true });
     this.redis.watch(pub, sub);
-    await Promise.all([pub.connect(), sub.connect()]);
+    // The adapter publishes without awaiting: a failed publish (Redis down) is dropped here, not thrown.
+    const publish = pub.publish.bind(pub);
+    Object.defineProperty(pub, 'publish', { value: (...args: Parameters<typeof publish>) => publish(...args).catch(() => 0) });
+    for (const c of [pub, sub]) {
+      c.on('error', () => { this.outage = true; });
+      c.on('ready', () => {
+        if (!this.outage || !pub.isReady || !sub.isReady) return;
+        this.outage = false;
+        // Events of the other instances were lost meanwhile: this instance's sockets re-read what they show.
+        this.server?.local.emit('realtime.resync', { reason: 'redis' });
+      });
+    }
     this.redisClients = [pub, sub];
     this.redisAdapter = createAdapter(pub, sub);
+    await connectRedis(pub, sub);
     this.log.log('socket.io events fan out through Redis');
   }
 
   override createIOServer(port: number, options?: ServerOptions): Server {
     const server: Server = super.createIOServer(port, { ...options, maxHttpBufferSize: 1e6 } as ServerOptions);
     if (this.redisAdapter) server.adapter(this.redisAdapter);
+    this.server = server;
     const auth = this.app.get(AuthService);
     server.use(async (socket, next) => {
       const header = socket.handshake.headers['user'];
@@ -53,6 +73,6 @@ export class AuthedSocketAdapter extends IoAdapter {
 
   override async close(server: Server) {
     await super.close(server);
-    await Promise.all(this.redisClients.map((c) => c.quit().catch(() => undefined)));
+    await closeRedis(...this.redisClients);
   }
 }

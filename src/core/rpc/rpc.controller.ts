@@ -18,7 +18,7 @@ const RpcBody = z.object({
 /**
  * The main style of 000 §7: POST /api {methods, args, host} answers one envelope per method, in
  * order, run one after another. One failing method does not fail the others. When every method of the batch was refused for
- * the role, the HTTP status is 403; otherwise 200 with the envelopes.
+ * the role, the HTTP status is 403; when none succeeded and the database was unreachable, 503; otherwise 200 with the envelopes.
  */
 @Controller()
 export class RpcController {
@@ -38,7 +38,16 @@ export class RpcController {
     // In order, one after another: a batch may write then read, and answers are read by index.
     const out: Envelope[] = [];
     for (const [i, name] of methods.entries()) out.push(await this.registry.call(name, args[i], { actor, signal: abort.signal }, onUnexpected));
-    const allForbidden = out.every((e) => e.status !== 'ok' && e.code === 403);
-    res.status(allForbidden ? 403 : 200).json(out);
+    res.status(batchStatus(out)).json(out);
   }
+}
+
+/**
+ * The batch's HTTP status: 403 when every method was refused for the role; 503 when no method
+ * succeeded and one of them found the database unreachable (retry later); otherwise 200.
+ */
+export function batchStatus(out: Envelope[]): number {
+  if (out.every((e) => e.status !== 'ok' && e.code === 403)) return 403;
+  if (out.every((e) => e.status !== 'ok') && out.some((e) => e.status === 'db' && e.code === 503)) return 503;
+  return 200;
 }

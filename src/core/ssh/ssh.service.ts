@@ -77,10 +77,10 @@ export const SSH_MAX_CONNECTIONS = 64;
 export const SSH_FANOUT_CONCURRENCY = 10;
 const MAX_OUTPUT = 1024 * 1024;
 
-/** A failed SSH attempt: 502 'http' (504 on time-out) with the reason kept for the UI in fields.reason. */
+/** A failed SSH attempt: 502 'http' (504 on time-out; 422 'rules' for missing credentials, `config`) with the reason kept for the UI in fields.reason. */
 export class SshError extends AppError {
   constructor(readonly reason: SshFailure, message: string) {
-    super(reason === 'timeout' ? 504 : reason === 'config' ? 400 : 502, message, reason === 'config' ? 'rules' : 'http', { reason });
+    super(reason === 'timeout' ? 504 : reason === 'config' ? 422 : 502, message, reason === 'config' ? 'rules' : 'http', { reason });
   }
 }
 

@@ -9,7 +9,7 @@ import {
 import type { Paged } from '../../contracts/auth.js';
 import { Role } from '../../contracts/roles.js';
 import { auditTarget } from '../../core/audit/audit-target.js';
-import { AppError, notFound } from '../../core/errors.js';
+import { notFound } from '../../core/errors.js';
 import { containsPattern, LIKE_CONTAINS } from '../../core/database/like.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { BookCatEntity } from '../content/content.entities.js';
@@ -118,7 +118,7 @@ export class CategoriesService {
     for (const f of CAT_EDITABLE) if (a[f] !== undefined) (patch as Record<string, unknown>)[f] = a[f];
     const repo = this.db.getRepository(BookCatEntity);
     if (a.Id_cat === undefined) {
-      if (!a.cat_title) throw new AppError(422, 'cat_title: cat_title is required', 'rules', { cat_title: 'cat_title is required' });
+      // cat_title is required here by CatUpdateArgs (requiredOnCreate), so cron.getActions and a cron save see it too.
       const saved = await repo.save(repo.create({ ...patch, time_update: new Date() }));
       auditTarget('category', saved.cat_title, saved.Id_cat);
       return { Id_cat: saved.Id_cat, message: CAT_MSG.saveOk };

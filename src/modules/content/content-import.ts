@@ -1,6 +1,7 @@
 /**
  * The content import (docs/content.md "Import"): rows of one entity, validated one by one against the
- * fields of 001 §3, upserted by id (pages by bid and num) in one transaction per call. Refused rows are
+ * fields of 001 §3, upserted by id (pages by bid and num) in one transaction per call; rows naming the
+ * same id apply in order, the last one wins. Refused rows are
  * reported with their 1-based row number and the reason. By default the good rows are written and the
  * bad ones refused; with `all_or_none` any refused row means nothing is written. A database failure
  * rolls the whole call back, so a call is never half-written. Used by content.import (RPC) and by
@@ -31,51 +32,67 @@ export function validateRows(entity: ImportEntity, rows: unknown[], offset = 0):
 
 const keyOf = (keys: string[], row: Row) => keys.map((k) => String(row[k])).join('-');
 
-/** Upserts validated rows in the given transaction; answers how many were inserted and updated. */
+/**
+ * Upserts validated rows in the given transaction; answers how many were inserted and updated. Rows of
+ * one call apply in order: rows naming the same id are folded into one write (a later row's fields over
+ * an earlier one's), which leaves what writing them one after another would, so the last row for an id
+ * wins. Each row is counted once: inserted when its id was neither in the table nor named by an earlier
+ * row of the call, updated otherwise.
+ */
 async function upsert(m: EntityManager, entity: ImportEntity, rows: Row[]): Promise<{ inserted: number; updated: number }> {
   const { table, keys } = IMPORT_TABLE[entity];
+  const folded = new Map<string, Row>();
+  for (const r of rows) { const k = keyOf(keys, r); folded.set(k, { ...folded.get(k), ...r }); }
+  const all = [...folded.values()];
+  const existing = new Set<string>();
+  const CHUNK = 400;
+  for (let i = 0; i < all.length; i += CHUNK) {
+    const part = all.slice(i, i + CHUNK);
+    const qb = m.createQueryBuilder().select(keys.map((k) => `t.${k}`)).from(table, 't')
+      .where(`t.${keys[0]} IN (:...ids)`, { ids: [...new Set(part.map((r) => r[keys[0]]))] });
+    const wanted = new Set(part.map((r) => keyOf(keys, r)));
+    for (const e of await qb.getRawMany<Row>()) {
+      const k = keyOf(keys, Object.fromEntries(keys.map((c) => [c, e[c] ?? e[`t_${c}`]])));
+      if (wanted.has(k)) existing.add(k);
+    }
+  }
   let inserted = 0;
   let updated = 0;
-  const CHUNK = 400;
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const part = rows.slice(i, i + CHUNK);
-    const existing = new Set<string>();
-    const qb = m.createQueryBuilder().select(keys.map((k) => `t.${k}`)).from(table, 't');
-    if (keys.length === 1) qb.where(`t.${keys[0]} IN (:...ids)`, { ids: [...new Set(part.map((r) => r[keys[0]]))] });
-    else qb.where(`t.${keys[0]} IN (:...a)`, { a: [...new Set(part.map((r) => r[keys[0]]))] });
-    for (const e of await qb.getRawMany<Row>()) existing.add(keyOf(keys, Object.fromEntries(keys.map((k) => [k, e[k] ?? e[`t_${k}`]]))));
-    const fresh: Row[] = [];
-    for (const r of part) {
-      const k = keyOf(keys, r);
-      if (existing.has(k)) {
-        const set = Object.fromEntries(Object.entries(r).filter(([c]) => !keys.includes(c)));
-        if (Object.keys(set).length) {
-          if (entity === 'books') set.time_update = new Date();
-          await m.createQueryBuilder().update(table).set(set).where(Object.fromEntries(keys.map((c) => [c, r[c]]))).execute();
-        }
-        updated++;
-      } else {
-        fresh.push(entity === 'books' ? { ...r, time_update: new Date() } : r);
-        existing.add(k);
-        inserted++;
+  const seen = new Set(existing);
+  for (const r of rows) {
+    const k = keyOf(keys, r);
+    if (seen.has(k)) updated++;
+    else { inserted++; seen.add(k); }
+  }
+  const fresh: Row[] = [];
+  for (const r of all) {
+    if (existing.has(keyOf(keys, r))) {
+      const set = Object.fromEntries(Object.entries(r).filter(([c]) => !keys.includes(c)));
+      if (Object.keys(set).length) {
+        if (entity === 'books') set.time_update = new Date();
+        await m.createQueryBuilder().update(table).set(set).where(Object.fromEntries(keys.map((c) => [c, r[c]]))).execute();
       }
-    }
-    // One multi-row INSERT per group of rows with the same columns.
-    const groups = new Map<string, Row[]>();
-    for (const r of fresh) {
-      const sig = Object.keys(r).sort().join(',');
-      groups.set(sig, [...(groups.get(sig) ?? []), r]);
-    }
-    for (const g of groups.values()) await m.createQueryBuilder().insert().into(table).values(g).execute();
-    if (entity === 'books') {
-      const placed = part.filter((r) => typeof r.book_cat === 'number' && r.book_cat > 0);
-      if (placed.length) {
-        const have = new Set((await m.createQueryBuilder().select(['r.Id_cat AS c', 'r.Id_book AS b']).from('book_cat_relay', 'r')
-          .where('r.Id_book IN (:...ids)', { ids: placed.map((r) => r.Id_book) }).getRawMany<{ c: number; b: number }>()).map((x) => `${x.c}-${x.b}`));
-        const add = [...new Map(placed.map((r) => [`${r.book_cat}-${r.Id_book}`, { Id_cat: r.book_cat, Id_book: r.Id_book, pos: 0 }])).entries()]
-          .filter(([k]) => !have.has(k)).map(([, v]) => v);
-        if (add.length) await m.createQueryBuilder().insert().into('book_cat_relay').values(add).execute();
-      }
+    } else fresh.push(entity === 'books' ? { ...r, time_update: new Date() } : r);
+  }
+  // One multi-row INSERT per group of rows with the same columns.
+  const groups = new Map<string, Row[]>();
+  for (const r of fresh) {
+    const sig = Object.keys(r).sort().join(',');
+    groups.set(sig, [...(groups.get(sig) ?? []), r]);
+  }
+  for (const g of groups.values()) {
+    for (let i = 0; i < g.length; i += CHUNK) await m.createQueryBuilder().insert().into(table).values(g.slice(i, i + CHUNK)).execute();
+  }
+  if (entity === 'books') {
+    // Every category a row of the call named is a placement (book_cat_relay holds every placement).
+    const placed = [...new Map(rows.filter((r) => typeof r.book_cat === 'number' && r.book_cat > 0)
+      .map((r) => [`${r.book_cat}-${r.Id_book}`, { Id_cat: r.book_cat, Id_book: r.Id_book, pos: 0 }])).entries()];
+    for (let i = 0; i < placed.length; i += CHUNK) {
+      const part = placed.slice(i, i + CHUNK);
+      const have = new Set((await m.createQueryBuilder().select(['r.Id_cat AS c', 'r.Id_book AS b']).from('book_cat_relay', 'r')
+        .where('r.Id_book IN (:...ids)', { ids: [...new Set(part.map(([, v]) => v.Id_book))] }).getRawMany<{ c: number; b: number }>()).map((x) => `${x.c}-${x.b}`));
+      const add = part.filter(([k]) => !have.has(k)).map(([, v]) => v);
+      if (add.length) await m.createQueryBuilder().insert().into('book_cat_relay').values(add).execute();
     }
   }
   return { inserted, updated };

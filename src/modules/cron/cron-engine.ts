@@ -5,20 +5,21 @@ import { randomUUID } from 'node:crypto';
 import type { Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import {
-  cronPattern, nextRunOf, parseCronCmd, type CronRunStatus, type CronRunTrigger, type CronServiceStatus, type CronStatus, type CronTaskState,
+  cronPattern, fillCronSecrets, nextRunOf, parseCronCmd, serializeCronCmd, splitCronSecrets, type CronCmd, type CronRunStatus, type CronRunTrigger, type CronServiceStatus, type CronStatus, type CronTaskState,
 } from '../../contracts/cron.js';
 import { Role } from '../../contracts/roles.js';
 import type { Actor } from '../../core/auth/actor.js';
 import { UserEntity } from '../../core/auth/user.entity.js';
 import { SecretBox } from '../../core/crypto/secret-box.js';
-import { AppError, badRequest, conflict } from '../../core/errors.js';
+import { AppError, conflict, invalid } from '../../core/errors.js';
+import { LeaseService } from '../../core/lease.service.js';
 import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
 import { CronHistory } from './cron-history.js';
 import { CronSettingEntity, CronTaskEntity } from './cron.entities.js';
-import { CronCoordinator, RUNNING_MARK_MS, type CronControl, type RunningMark } from './cron-coordinator.js';
+import { ALIVE_MS, CronCoordinator, type CronControl, type RunningMark } from './cron-coordinator.js';
 import { KILLED, runCronCmd, SHUTDOWN, type RunOutcome } from './cron-runner.js';
-import { splitUserinfo } from './cron-secret.js';
+import { openSecrets, resolveSecrets, sealSecrets } from './cron-secret.js';
 
 interface Entry {
   task: CronTaskEntity;
@@ -52,6 +53,8 @@ const SETTING_NS = 'lock_ns';
 /** Status events are gathered for this long and sent as one `cron.status` (1,000 tasks a second stay 20 events). */
 const EMIT_MS = 50;
 const OWNER_CACHE_MS = 1000;
+/** While Redis is down, the instance that runs a task's ticks holds its database lease this long past each tick (another takes over after). */
+const FALLBACK_LEASE_MS = 5000;
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 /**
@@ -85,6 +88,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly registry: RpcRegistry,
     private readonly realtime: RealtimeService,
     private readonly box: SecretBox,
+    private readonly leases: LeaseService,
   ) {}
 
   // ---------------------------------------------------------------------------------------------
@@ -94,7 +98,10 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     const ns = await this.setting(SETTING_NS, () => randomUUID());
     this.serviceOn = (await this.setting(SETTING_SERVICE, () => '1')) !== '0';
     await this.sealUrlCredentials();
-    await this.coordinator.start(this.cfg.redisUrl, ns, (m) => this.onControl(m));
+    await this.coordinator.start(this.cfg.redisUrl, ns, (m) => this.onControl(m), () => {
+      // Back after an outage: a reload or switch may have been missed meanwhile.
+      void this.reload(false).catch((err) => this.log.error(`reload: ${(err as Error).message}`));
+    });
     for (const r of await this.history.lastRuns()) {
       this.last.set(r.task_id, { start: r.started, end: r.ended, status: r.status as CronRunStatus, message: r.message, duration: r.duration_ms });
     }
@@ -117,29 +124,37 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Tasks saved before URL credentials were sealed keep them in clear in `cmd`: seal them now and
-   * store the cmd masked (cron-secret.ts). Idempotent; two instances doing it at once write equivalent rows.
+   * Tasks saved before their secrets were sealed keep them in clear in `cmd` (URL credentials, secret
+   * query parameters and arguments): seal them now, with those already sealed, and store the cmd
+   * masked (cron-secret.ts). Idempotent; two instances doing it at once write equivalent rows.
    */
   private async sealUrlCredentials() {
     for (const t of await this.tasks.find()) {
-      let cmd;
+      let cmd: CronCmd;
       try { cmd = parseCronCmd(t.cmd); } catch { continue; }
-      if (cmd.kind !== 'http') continue;
-      const u = splitUserinfo(cmd.url);
-      if (!u || u.isMask) continue;
-      await this.tasks.update({ Id: t.Id }, { cmd: t.cmd.replace(cmd.url, u.masked), cmd_secret: this.box.seal(u.userinfo) });
-      this.log.log(`Cron task ${t.Id}: the credentials in its URL are now stored sealed`);
+      const clear = splitCronSecrets(cmd).secrets;
+      if (clear.userinfo === undefined && !clear.query && !clear.args) continue;
+      let r;
+      try {
+        r = resolveSecrets(cmd, { cmd, secrets: () => openSecrets(this.box, t.cmd_secret) });
+      } catch (err) {
+        this.log.warn(`Cron task ${t.Id}: its secrets are not sealed (${(err as Error).message})`);
+        continue;
+      }
+      await this.tasks.update({ Id: t.Id }, { cmd: serializeCronCmd(r.masked), cmd_secret: sealSecrets(this.box, r.secrets) });
+      this.log.log(`Cron task ${t.Id}: the secrets in its cmd are now stored sealed`);
     }
   }
 
-  /** The opened credentials of a task's URL, or null. */
-  private credentialsOf(task: CronTaskEntity): string | null {
-    if (!task.cmd_secret) return null;
+  /** The task's cmd with its sealed secrets filled in (what runs). */
+  private realCmd(task: CronTaskEntity): CronCmd {
+    let secrets;
     try {
-      return this.box.open(task.cmd_secret);
+      secrets = openSecrets(this.box, task.cmd_secret);
     } catch {
       throw new Error('The stored credentials of this task cannot be decrypted (was SECRET_KEY changed?): save them again');
     }
+    return fillCronSecrets(parseCronCmd(task.cmd), secrets);
   }
 
   /** A shared setting, created with `init()` when absent (two instances starting at once agree on the first). */
@@ -226,17 +241,40 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     const scheduled = e.expected !== null && e.expected <= now ? e.expected : Math.floor(now / 1000) * 1000;
     e.expected = e.job.nextRun()?.getTime() ?? null;
     if (!this.active || !this.serviceOn) return;
+    let viaLease = false;
     try {
       if (!(await this.coordinator.claimTick(Id, scheduled))) return; // another instance runs this tick
     } catch (err) {
-      this.skip(Id, new Date(scheduled), `Not run: the Redis lock is unavailable (${(err as Error).message})`);
-      return;
+      // Redis does not answer: the database decides (one instance holds the task's lease and runs its ticks).
+      const held = await this.fallbackLease(Id).catch((e: Error) => e);
+      if (held instanceof Error) {
+        this.skip(Id, new Date(scheduled), `Not run: Redis is unreachable (${(err as Error).message}) and the database lease failed (${held.message})`);
+        return;
+      }
+      if (!held) return; // another instance holds this task during the outage
+      viaLease = true;
     }
-    await this.start(e.task, 'tick', new Date(scheduled), null).catch((err) => this.log.error(`task ${Id}: ${(err as Error).message}`));
+    await this.start(e.task, 'tick', new Date(scheduled), null, viaLease).catch((err) => this.log.error(`task ${Id}: ${(err as Error).message}`));
+  }
+
+  /** The fallback coordinator while Redis is down: a database lease per task, kept by the instance that runs its ticks. */
+  private fallbackLease(Id: number): Promise<boolean> {
+    return this.leases.acquire(`cron.task.${Id}`, FALLBACK_LEASE_MS);
   }
 
   // ---------------------------------------------------------------------------------------------
   // Runs
+
+  /** A run of an instance that stopped beating (killed, crashed) never finished: recorded as interrupted by the instance that took over. */
+  private interrupted(Id: number, m: RunningMark) {
+    const now = new Date();
+    this.history.add({
+      task_id: Id, source: 'tick', scheduled: null, started: new Date(m.started), ended: now, status: 'interrupted',
+      message: `Interrupted: instance ${m.instance} stopped during the run (no heartbeat for ${ALIVE_MS / 1000} s); taken over by ${this.coordinator.instance}`,
+      output: null, duration_ms: now.getTime() - m.started, instance: m.instance, uid: null,
+    });
+    this.last.set(Id, { start: new Date(m.started), end: now, status: 'interrupted', message: 'Interrupted', duration: now.getTime() - m.started });
+  }
 
   private skip(Id: number, scheduled: Date | null, message: string) {
     const now = new Date();
@@ -247,7 +285,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
    * Starts a run of `task` unless it is running (here or, with Redis, anywhere): a tick then records a
    * skip, a run-now is refused. Resolves once the run has started; the run goes on in the background.
    */
-  private async start(task: CronTaskEntity, source: CronRunTrigger, scheduled: Date | null, uid: number | null): Promise<void> {
+  private async start(task: CronTaskEntity, source: CronRunTrigger, scheduled: Date | null, uid: number | null, viaLease = false): Promise<void> {
     const Id = task.Id;
     const busy = this.running.get(Id);
     if (busy) {
@@ -263,17 +301,32 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     };
     this.running.set(Id, run);
     let marked = false;
-    let why = 'Still running on another instance';
+    let why = '';
+    let holder: RunningMark | null = null;
     try {
-      marked = await this.coordinator.markRunning(Id, run.mark);
+      const m = await this.coordinator.markRunning(Id, run.mark);
+      marked = m.ok;
+      if (m.ok && m.interrupted) this.interrupted(Id, m.interrupted);
+      if (!m.ok) {
+        holder = m.holder;
+        why = `Still running on another instance (${holder?.instance ?? '?'}, started ${holder ? new Date(holder.started).toISOString() : '?'})`;
+      }
     } catch (err) {
-      why = `Not run: the Redis lock is unavailable (${(err as Error).message})`;
+      // Redis does not answer. A tick claimed by the database lease runs (this instance holds the task);
+      // a run now takes the same lease.
+      const reason = `Redis is unreachable (${(err as Error).message})`;
+      if (viaLease) marked = true;
+      else {
+        const held = await this.fallbackLease(Id).catch(() => false);
+        marked = held;
+        why = held ? '' : `Not run: ${reason} and another instance holds this task meanwhile`;
+      }
     }
     if (!marked) {
       this.running.delete(Id);
       finish();
       if (source === 'tick') return this.skip(Id, scheduled, why);
-      throw conflict(why === 'Still running on another instance' ? `Task ${Id} is already running on another instance` : why);
+      throw conflict(holder ? `Task ${Id} is already running on another instance (${holder.instance}, started ${new Date(holder.started).toISOString()})` : why);
     }
     run.started = new Date();
     this.changed(Id);
@@ -281,12 +334,10 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async execute(task: CronTaskEntity, run: Run) {
-    const refresh = this.coordinator.distributed
-      ? setInterval(() => void this.coordinator.refreshRunning(task.Id, run.mark).catch(() => undefined), RUNNING_MARK_MS / 3)
-      : undefined;
+    const refresh = this.coordinator.refreshEvery(task.Id, run.mark);
     let outcome: RunOutcome;
     try {
-      outcome = await runCronCmd(parseCronCmd(task.cmd), run.abort, { registry: this.registry, actor: () => this.actorFor(task), credentials: () => this.credentialsOf(task) });
+      outcome = await runCronCmd(this.realCmd(task), run.abort, { registry: this.registry, actor: () => this.actorFor(task) });
     } catch (err) {
       outcome = { status: 'error', message: (err as Error).message, output: null };
     }
@@ -309,7 +360,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
    * second cost one read, and a deactivation takes effect within a second.
    */
   private async actorFor(task: CronTaskEntity): Promise<Actor> {
-    if (!task.uid) throw badRequest('Task has no owner: an admin must save it again');
+    if (!task.uid) throw invalid('Task has no owner: an admin must save it again');
     const now = Date.now();
     let hit = this.owners.get(task.uid);
     if (!hit || hit.until <= now) {
@@ -317,8 +368,8 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
       this.owners.set(task.uid, hit);
     }
     const u = await hit.user;
-    if (!u) throw badRequest(`The user who saved this task (uid ${task.uid}) no longer exists: an admin must save it again`);
-    if (u.active !== 1) throw badRequest(`The user who saved this task (${u.login}) is not active: an admin must save it again`);
+    if (!u) throw invalid(`The user who saved this task (uid ${task.uid}) no longer exists: an admin must save it again`);
+    if (u.active !== 1) throw invalid(`The user who saved this task (${u.login}) is not active: an admin must save it again`);
     return { uid: u.uid, login: u.login, name: u.name, role: u.role, ip: `cron#${task.Id}` };
   }
 
@@ -337,7 +388,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
       await r.done;
       return { Id, killed: true, message: 'Killed' };
     }
-    const remote = (await this.coordinator.runningMarks([Id])).get(Id);
+    const remote = (await this.coordinator.runningMarks([Id]).catch(() => new Map<number, RunningMark>())).get(Id);
     if (remote) {
       await this.coordinator.publish({ type: 'kill', Id });
       return { Id, killed: true, message: `Kill sent to instance ${remote.instance}` };
@@ -404,7 +455,8 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     let remote = new Map<number, RunningMark>();
     const lastDb = new Map<number, LastRun>();
     if (this.coordinator.distributed) {
-      remote = await this.coordinator.runningMarks(ids);
+      // Redis down: the runs of other instances are not known; this instance's and the history still are.
+      remote = await this.coordinator.runningMarks(ids).catch(() => remote);
       for (const r of await this.history.lastRuns()) {
         lastDb.set(r.task_id, { start: r.started, end: r.ended, status: r.status as CronRunStatus, message: r.message, duration: r.duration_ms });
       }

@@ -3,7 +3,7 @@ import { TIMEOUT_MESSAGE } from '../../contracts/constants.js';
 import type { Actor } from '../../core/auth/actor.js';
 import type { RpcRegistry } from '../../core/rpc/rpc.registry.js';
 import { toFailure } from '../../core/errors.js';
-import { basicAuthorization, splitUserinfo } from './cron-secret.js';
+import { basicAuthorization } from './cron-secret.js';
 
 export interface RunOutcome {
   status: Exclude<CronRunStatus, 'skipped'>;
@@ -47,8 +47,8 @@ async function readTail(res: Response): Promise<string> {
 /**
  * Runs one task's command. Nothing goes through a shell and no executable is started:
  * - `curl=`: fetch with the task's method and parameters, aborted by a kill or after CRON_HTTP_TIMEOUT_MS;
- *   credentials are never sent in the URL (fetch refuses them): the task's opened `credentials` (or,
- *   for a cmd saved before they were sealed, the URL's own) go as `Authorization: Basic`;
+ *   `cmd` is the one with the task's secrets filled in (cron-secret.ts); the URL's user part is never
+ *   sent in the URL (fetch refuses it): it goes as `Authorization: Basic`;
  * - `path=` + `method=`: the RPC method `{path}.{method}` through the registry (role check, input
  *   validation, audit) with the actor of the admin who saved the task and the run's abort signal.
  * Never throws: the outcome says ok, error or killed.
@@ -56,17 +56,14 @@ async function readTail(res: Response): Promise<string> {
 export async function runCronCmd(
   cmd: CronCmd,
   abort: AbortController,
-  deps: { registry: RpcRegistry; actor: () => Promise<Actor>; timeoutMs?: number; credentials?: () => string | null },
+  deps: { registry: RpcRegistry; actor: () => Promise<Actor>; timeoutMs?: number },
 ): Promise<RunOutcome> {
   const signal = abort.signal;
   const killed = () => signal.aborted && signal.reason === KILLED;
   try {
     if (cmd.kind === 'http') {
       const req = httpRequestOf(cmd);
-      const inUrl = splitUserinfo(req.url);
-      const userinfo = deps.credentials?.() ?? (inUrl && !inUrl.isMask ? inUrl.userinfo : null);
-      if (inUrl) req.url = inUrl.bare;
-      if (userinfo) req.headers.authorization = basicAuthorization(userinfo);
+      if (req.userinfo) req.headers.authorization = basicAuthorization(req.userinfo);
       // The run's own controller carries the time-out too (one timer; cheaper than AbortSignal.any/timeout per run).
       const timer = setTimeout(() => abort.abort(TIMED_OUT), deps.timeoutMs ?? CRON_HTTP_TIMEOUT_MS);
       try {

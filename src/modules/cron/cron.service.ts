@@ -4,8 +4,8 @@ import { In, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import type { Paged } from '../../contracts/auth.js';
 import {
-  actionArgument, actionCmdOf, actionName, CRON_DEFAULTS, CRON_FIELDS, CRON_LABELS, CronGetArgs, CronIdArgs, CronRunsArgs, CronSaveArgs, CronServiceArgs,
-  parseCronCmd, serializeCronCmd, validateCronTask, type CronAction, type CronRunView, type CronServiceStatus, type CronStatus, type CronTask, type CronTaskInput,
+  actionArgument, actionCmdOf, actionName, CRON_DEFAULTS, CRON_FIELDS, CRON_LABELS, CronCmdError, CronGetArgs, CronIdArgs, CronRunsArgs, CronSaveArgs, CronServiceArgs,
+  fillCronSecrets, parseCronCmd, serializeCronCmd, validateCronTask, type CronAction, type CronCmd, type CronSecrets, type CronRunView, type CronServiceStatus, type CronStatus, type CronTask, type CronTaskInput,
   type CronTaskView,
 } from '../../contracts/cron.js';
 import { Role, roleAllows } from '../../contracts/roles.js';
@@ -18,7 +18,7 @@ import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
 import { CronEngine } from './cron-engine.js';
 import { CronHistory } from './cron-history.js';
 import { CronTaskEntity } from './cron.entities.js';
-import { keptUserinfo, originOf, splitUserinfo } from './cron-secret.js';
+import { openSecrets, resolveSecrets, sealSecrets } from './cron-secret.js';
 
 export const toCronTask = (t: CronTaskEntity): CronTask => ({
   Id: t.Id, name: t.name, second: t.second, minute: t.minute, hour: t.hour, day: t.day, month: t.month, week: t.week,
@@ -61,19 +61,20 @@ export class CronService {
 
   /**
    * Checks the merged task: 000 §5 (Name and CMD required), each schedule field, the cmd's shape, and
-   * for an action that it exists, that the saving admin may call it and that it accepts the arguments.
+   * for an action that it exists, that the saving admin may call it and that it accepts the arguments
+   * (`real`: the cmd with its stored secrets filled in, null when they cannot be opened).
    */
-  private check(t: CronTaskInput, ctx: RpcContext) {
-    const errors = validateCronTask(t) ?? {};
+  private check(t: CronTaskInput, ctx: RpcContext, errors: Record<string, string>, real: () => CronCmd | null) {
     if (!errors.cmd) {
       const cmd = parseCronCmd(t.cmd);
       if (cmd.kind === 'action') {
         const name = actionName(cmd);
         const m = this.registry.get(name);
+        const withSecrets = real();
         if (!m) errors.cmd = `cmd: unknown action '${name}' (path=${cmd.path}|method=${cmd.method} names no method of this console)`;
         else if (!roleAllows(ctx.actor.role, m.role)) errors.cmd = `cmd: your role may not run '${name}'`;
-        else if (m.input) {
-          const r = m.input.safeParse(actionArgument(cmd.args) ?? {});
+        else if (m.input && withSecrets?.kind === 'action') {
+          const r = m.input.safeParse(actionArgument(withSecrets.args) ?? {});
           if (!r.success) errors.cmd = `cmd: arguments of '${name}': ${fromZod(r.error).message}`;
         }
       }
@@ -97,28 +98,28 @@ export class CronService {
     return out;
   }
 
+  /** The stored cmd of a task and its secrets, opened on demand (cron-secret.ts); null when the cmd does not parse. */
+  private storedSecrets(old: CronTaskEntity | null): { cmd: CronCmd; secrets: () => CronSecrets } | null {
+    if (!old) return null;
+    let cmd: CronCmd;
+    try { cmd = parseCronCmd(old.cmd); } catch { return null; }
+    return {
+      cmd,
+      secrets: () => {
+        try { return openSecrets(this.box, old.cmd_secret); } catch { throw new CronCmdError('the stored credentials cannot be decrypted (was SECRET_KEY changed?): type them again'); }
+      },
+    };
+  }
+
   /**
-   * The cmd to store and its sealed URL credentials (cron-secret.ts): a `curl=` URL's user part is
-   * sealed and the cmd keeps it masked; the mask saved back keeps the stored credentials when the
-   * URL still points at the same scheme, host and port; a URL without a user part clears them.
+   * The cmd to store and its sealed secrets (cron-secret.ts): a `curl=` URL's user part, secret query
+   * parameters and secret arguments are sealed and the cmd keeps them masked; a `***` saved back keeps
+   * the stored value when the task still goes to the same scheme, host and port (or action); a cmd
+   * without them drops them. Also the cmd with the secrets, for the checks.
    */
-  private sealCredentials(text: string, old: CronTaskEntity | null): { cmd: string; cmd_secret: string | null } {
-    const cmd = parseCronCmd(text);
-    const u = cmd.kind === 'http' ? splitUserinfo(cmd.url) : null;
-    if (cmd.kind !== 'http' || !u) return { cmd: serializeCronCmd(cmd), cmd_secret: null };
-    const refuse = (message: string) => new AppError(422, `cmd: ${message}`, 'rules', { cmd: `cmd: ${message}` });
-    let userinfo = u.userinfo;
-    if (u.isMask) {
-      const was = old?.cmd_secret ? parseCronCmd(old.cmd) : null;
-      if (!old?.cmd_secret || was?.kind !== 'http') throw refuse('the URL shows masked credentials (***) but this task has none stored: type them');
-      if (originOf(was.url) !== originOf(cmd.url)) {
-        throw refuse(`the stored credentials are only sent to ${originOf(was.url)}: type them again for the new address`);
-      }
-      let stored: string;
-      try { stored = this.box.open(old.cmd_secret); } catch { throw refuse('the stored credentials cannot be decrypted (was SECRET_KEY changed?): type them again'); }
-      userinfo = keptUserinfo(u.userinfo, stored);
-    }
-    return { cmd: serializeCronCmd({ ...cmd, url: splitUserinfo(cmd.url)!.masked }), cmd_secret: this.box.seal(userinfo) };
+  private sealSecrets(text: string, old: CronTaskEntity | null): { cmd: string; cmd_secret: string | null; real: CronCmd } {
+    const r = resolveSecrets(parseCronCmd(text), this.storedSecrets(old));
+    return { cmd: serializeCronCmd(r.masked), cmd_secret: sealSecrets(this.box, r.secrets), real: r.real };
   }
 
   @Rpc('cfg.saveAppCron', {
@@ -134,10 +135,28 @@ export class CronService {
       cmd: (a.cmd ?? old?.cmd ?? '').trim(),
       ...Object.fromEntries(CRON_FIELDS.map((f) => [f, String(a[f] ?? old?.[f] ?? CRON_DEFAULTS[f]).trim()])),
     } as CronTaskInput;
-    this.check(merged, ctx);
+    // The cmd as given (masked values are fine), then its secrets (refusals name the cmd), then the action's arguments with them.
+    const errors = validateCronTask(merged) ?? {};
+    let sealed: { cmd: string; cmd_secret?: string | null; real: CronCmd | null } | null = null;
+    if (!errors.cmd) {
+      try {
+        if (a.cmd !== undefined) sealed = this.sealSecrets(merged.cmd, old);
+        else {
+          const was = this.storedSecrets(old);
+          let real: CronCmd | null = null;
+          try { real = was ? fillCronSecrets(was.cmd, was.secrets()) : null; } catch { /* not opened: the arguments are not checked */ }
+          sealed = { cmd: serializeCronCmd(parseCronCmd(merged.cmd)), real };
+        }
+      } catch (err) {
+        if (!(err instanceof CronCmdError)) throw err;
+        errors.cmd = `cmd: ${err.message}`;
+      }
+    }
+    this.check(merged, ctx, errors, () => sealed?.real ?? null);
+    const { real: _, ...stored } = sealed!;
     const row: Partial<CronTaskEntity> = {
       ...merged,
-      ...(a.cmd !== undefined ? this.sealCredentials(merged.cmd, old) : { cmd: serializeCronCmd(parseCronCmd(merged.cmd)) }),
+      ...stored,
       suspended: a.suspended ?? old?.suspended ?? 0,
       uid: ctx.actor.uid,
     };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Like, type EntityManager, type Repository } from 'typeorm';
+import { In, Raw, type EntityManager, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import {
   ALLOWLIST_CONFIG_TYPE, BlockRuleIdArgs, BlockRuleSaveArgs, BlockRuleSwitchArgs, FW_MESSAGES, IP_RULE_ALLOWED, IP_RULE_DENIED, IP_RULES_PAGE_SIZE, IpArgs, IpBanArgs,
@@ -8,6 +8,7 @@ import {
   type BlockRuleView, type IpRuleView,
 } from '../../contracts/firewall-rules.js';
 import { Role } from '../../contracts/roles.js';
+import { containsPattern, likeNamed } from '../../core/database/like.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
@@ -83,7 +84,7 @@ export class FirewallRulesService {
     const limit = a.limit ?? IP_RULES_PAGE_SIZE;
     const where = {
       ...(a.status !== undefined ? { status: a.status } : {}),
-      ...(a.like ? { ip: Like(`%${a.like.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) } : {}),
+      ...(a.like ? { ip: Raw((alias) => likeNamed(alias, 'like'), { like: containsPattern(a.like) }) } : {}),
     };
     const [rows, count] = await this.rules.findAndCount({ where, order: { time: 'DESC', Id: 'DESC' }, skip: ((a.p_ ?? 1) - 1) * limit, take: limit });
     return { list: rows.map(this.view), count };

@@ -26,6 +26,7 @@ import {
 } from '../../contracts/firewall.js';
 import { normalizeIp } from '../../contracts/firewall-rules.js';
 import { Role } from '../../contracts/roles.js';
+import { LIKE_CONTAINS, likeEscape } from '../../core/database/like.js';
 import { AppError } from '../../core/errors.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
@@ -44,9 +45,8 @@ const nowS = () => Math.floor(Date.now() / 1000);
 const iso = (s: number) => new Date(s * 1000).toISOString();
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 const marks = (n: number) => new Array(n).fill('?').join(', ');
-/** LIKE patterns use '!' as the escape character (SQLite has no default one; MariaDB's backslash would need dialect quoting). */
-const likeEscape = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
-const LIKE = "LIKE ? ESCAPE '!'";
+/** LIKE patterns use '!' as the escape character (core/database/like.ts). */
+const LIKE = LIKE_CONTAINS;
 
 function chunks<T>(list: T[], n = IN_CHUNK): T[][] {
   const out: T[][] = [];

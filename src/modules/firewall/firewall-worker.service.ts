@@ -409,7 +409,9 @@ export class FirewallWorkerService {
       message = (err as Error).message;
       throw err;
     } finally {
-      await this.ssh.recordCommand(r.target, command, { actor: r.actor }, started, outcome, message).catch(() => undefined);
+      // An operator's run (firewall.runWorker) audits its commands; the scheduled run only reads, so it
+      // audits nothing (its runs show on the proxies' cursors: last_read, last_error; docs/firewall.md).
+      if (r.actor) await this.ssh.recordCommand(r.target, command, { actor: r.actor }, started, outcome, message).catch(() => undefined);
     }
   }
 

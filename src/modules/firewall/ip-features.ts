@@ -45,6 +45,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { LIKE_CONTAINS, likeEscape } from '../../core/database/like.js';
 import { FEATURE_NAMES, FEATURE_WINDOW_S, type FeatureName, type FeatureVector } from '../../contracts/firewall-train.js';
 
 /** A query on the app's database: `?` placeholders, answers the rows (TypeORM `DataSource.query` fits). */
@@ -390,8 +391,6 @@ export function requiredLiteral(re: RegExp): string | null {
   return best.length >= 2 ? best : null;
 }
 
-const likeEscape = (s: string) => s.replace(/[!%_]/g, (c) => '!' + c);
-
 /** IN lists of at most this many addresses. */
 export const IP_CHUNK = 500;
 
@@ -458,7 +457,7 @@ export function* bookSteps(dialect: 'sqlite' | 'mariadb', table: string, where: 
   const minute = dialect === 'sqlite' ? 'stime / 60' : 'stime DIV 60';
   const lit = requiredLiteral(bookPattern);
   const rows = (yield {
-    sql: `SELECT proxy_host AS h, ${minute} AS m, ip, url FROM ${table} WHERE ${where}${lit ? ` AND url LIKE ? ESCAPE '!'` : ''}`,
+    sql: `SELECT proxy_host AS h, ${minute} AS m, ip, url FROM ${table} WHERE ${where}${lit ? ` AND url ${LIKE_CONTAINS}` : ''}`,
     params: lit ? [...params, `%${likeEscape(lit)}%`] : params,
   }) as Array<{ h: string; m: unknown; ip: string; url: string }>;
   const books = new Map<string, Set<string>>();

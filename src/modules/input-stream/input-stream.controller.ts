@@ -1,14 +1,42 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Logger, Post, Query, Req } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { StreamBatch, STREAM_TOKEN_HEADER, ViewsDataQuery } from '../../contracts/input-stream.js';
 import { Role } from '../../contracts/roles.js';
 import { NoAudit, Public, RequireRole } from '../../core/auth/actor.js';
-import { parseInput } from '../../core/errors.js';
+import { parseInput, toFailure } from '../../core/errors.js';
+import type { StreamSiteEntity } from './input-stream.entities.js';
 import { InputStreamService } from './input-stream.service.js';
+
+/** A request the ingest gate let through: its site, already checked. */
+type GatedRequest = Request & { streamSite?: StreamSiteEntity };
+
+/**
+ * The ingest endpoint's token check as Express middleware, mounted by bootstrap.ts on
+ * /api/input_stream/ingest before the body parser (Nest guards run after it): a request without a
+ * valid X-Site-Token answers 401 before a byte of its body is read, with `Connection: close` so the
+ * unread body is not waited for. The site found is handed to the controller on the request.
+ */
+export function ingestTokenGate(stream: InputStreamService) {
+  const log = new Logger('InputStream');
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'POST') return next();
+    const token = req.headers[STREAM_TOKEN_HEADER];
+    stream.siteByToken(Array.isArray(token) ? token[0] : token).then(
+      (site) => { (req as GatedRequest).streamSite = site; next(); },
+      (err: unknown) => {
+        const f = toFailure(err);
+        if (f.unexpected) log.error((err as Error)?.stack ?? String(err));
+        res.setHeader('Connection', 'close');
+        res.status(f.httpStatus).json(f.envelope);
+      },
+    );
+  };
+}
 
 /**
  * POST /api/input_stream/ingest: the sites' endpoint (docs/input-stream.md "Protocol"). No session:
  * the site token in the X-Site-Token header is the credential (401 without a valid one, checked before
- * the body is read). Not in the audit log (machine traffic; each site counts its batches and events).
+ * the body is read by ingestTokenGate). Not in the audit log (machine traffic; each site counts its batches and events).
  */
 @Controller('input_stream')
 export class InputStreamIngestController {
@@ -18,8 +46,8 @@ export class InputStreamIngestController {
   @Public()
   @NoAudit()
   @HttpCode(200)
-  async ingest(@Headers(STREAM_TOKEN_HEADER) token: string | undefined, @Body() body: unknown) {
-    const site = await this.stream.siteByToken(token);
+  async ingest(@Headers(STREAM_TOKEN_HEADER) token: string | undefined, @Body() body: unknown, @Req() req: GatedRequest) {
+    const site = req.streamSite ?? (await this.stream.siteByToken(token));
     return this.stream.ingest(site, parseInput(StreamBatch, body ?? {}));
   }
 }

@@ -119,7 +119,7 @@ export class InputStreamService {
       if (other && other.Id !== a.Id) throw conflict(`A site named ${a.name} already exists`);
     }
     if (a.Id === undefined) {
-      if (!a.name) throw new AppError(422, 'name: name is required', 'rules', { name: 'name is required' });
+      // name is required here by StreamSiteSave (requiredOnCreate).
       const token = InputStreamService.newToken();
       const saved = await this.sites.save(this.sites.create({
         name: a.name, active: a.active ?? 1, token_digest: sha256(token), token_sealed: this.box.seal(token),

@@ -13,6 +13,9 @@ export function checkHost(node: string, host: unknown): string {
   return host;
 }
 
+/** Four missed keep-alives of the agent's follow stream (one every 15 s). */
+export const FOLLOW_IDLE_MS = 60_000;
+
 /** A counting semaphore: at most `n` calls at once, the others wait in order. */
 class Limiter {
   private active = 0;
@@ -44,6 +47,12 @@ export class AgentClient {
   constructor(@Inject(APP_CONFIG) private readonly cfg: AppConfig) {
     this.limiter = new Limiter(cfg.nodeAgent.concurrency);
   }
+
+  /**
+   * A follow that sends nothing for this long has lost its agent (the agent writes a keep-alive every
+   * 15 s: src/agent/agent.ts FOLLOW_HEARTBEAT_MS); 0 turns the watchdog off.
+   */
+  followIdleMs = FOLLOW_IDLE_MS;
 
   get defaultPort() {
     return this.cfg.nodeAgent.port;
@@ -100,43 +109,78 @@ export class AgentClient {
 
   /**
    * A server-sent event stream from the agent (follow): yields each event after checking the `open`
-   * event's host. Ends when the agent ends it or `signal` aborts. Not counted against the concurrency
-   * (a follow is long-lived); the connect itself has the time-out.
+   * event's host. Not counted against the concurrency (a follow is long-lived). NODE_AGENT_TIMEOUT_MS
+   * bounds the connect and the first byte only; then the stream lasts until `signal` aborts (the
+   * operator stops it, the socket or session ends: a plain return), the agent sends `end`, or the agent
+   * goes away: it closes the stream, the connection breaks, or it sends nothing (not even its 15 s
+   * keep-alive) for `followIdleMs` — each of those throws an AppError naming the node.
    */
   async *stream(t: AgentTarget, path: string, signal: AbortSignal): AsyncGenerator<AgentEvent> {
     const url = this.prepare(t, path, { _srv_: t.name });
+    // One controller for the whole request (fetch's signal also aborts the body): the caller's abort,
+    // the time-out until the first byte, then the idle watchdog.
+    const ctl = new AbortController();
+    let why: 'caller' | 'timeout' | 'idle' | null = null;
+    const stop = (w: 'caller' | 'timeout' | 'idle') => {
+      why ??= w;
+      ctl.abort(w === 'timeout' ? new DOMException('The agent did not answer in time', 'TimeoutError') : new DOMException('Follow stopped', 'AbortError'));
+    };
+    const onAbort = () => stop('caller');
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined = setTimeout(() => stop('timeout'), this.cfg.nodeAgent.timeoutMs);
+    const idleMs = this.followIdleMs;
+    const lost = (detail: string) => {
+      if (why === 'timeout') return this.failure(t, new DOMException('', 'TimeoutError'));
+      if (why === 'idle') return upstream(`${t.name}: the agent sent nothing for ${idleMs / 1000} s (follow ended)`);
+      return upstream(`${t.name}: ${detail}`);
+    };
     let res: Response;
-    const connect = AbortSignal.any([signal, AbortSignal.timeout(this.cfg.nodeAgent.timeoutMs)]);
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     try {
-      res = await fetch(url, { headers: { [CLUSTER_KEY_HEADER]: t.key!, accept: 'text/event-stream' }, signal: connect, redirect: 'error' });
-    } catch (err) {
-      throw this.failure(t, err);
-    }
-    if (!res.ok || !res.body) {
-      const text = await res.text().catch(() => '');
-      if (res.status === 401) throw upstream(`${t.name}: the agent refused the cluster key`);
-      let msg = `HTTP ${res.status}`;
       try {
-        const b = JSON.parse(text) as AgentAnswer<unknown>;
-        checkHost(t.name, b.host);
-        if (b.r?.error) msg = b.r.error;
+        res = await fetch(url, { headers: { [CLUSTER_KEY_HEADER]: t.key!, accept: 'text/event-stream' }, signal: ctl.signal, redirect: 'error' });
       } catch (err) {
-        if (err instanceof AppError) throw err;
+        throw why === 'timeout' || why === null ? this.failure(t, err) : this.failure(t, new DOMException('', 'AbortError'));
       }
-      if (res.status === 404 && msg === LOG_MSG.fileNotFound) throw new AppError(404, LOG_MSG.fileNotFound, 'empty');
-      throw upstream(`${t.name}: ${msg}`);
-    }
-    const reader = res.body.getReader();
-    const onAbort = () => void reader.cancel().catch(() => undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const decoder = new TextDecoder();
-    let buf = '';
-    let opened = false;
-    try {
+      if (!res.ok || !res.body) {
+        const text = await res.text().catch(() => '');
+        if (res.status === 401) throw upstream(`${t.name}: the agent refused the cluster key`);
+        let msg = `HTTP ${res.status}`;
+        try {
+          const b = JSON.parse(text) as AgentAnswer<unknown>;
+          checkHost(t.name, b.host);
+          if (b.r?.error) msg = b.r.error;
+        } catch (err) {
+          if (err instanceof AppError) throw err;
+        }
+        if (res.status === 404 && msg === LOG_MSG.fileNotFound) throw new AppError(404, LOG_MSG.fileNotFound, 'empty');
+        throw upstream(`${t.name}: ${msg}`);
+      }
+      reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let buf = '';
+      let opened = false;
+      let first = true;
       for (;;) {
         let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try { chunk = await reader.read(); } catch (err) { if (signal.aborted) return; throw this.failure(t, err); }
-        if (chunk.done) return;
+        try {
+          chunk = await reader.read();
+        } catch (err) {
+          if (why === 'caller' || signal.aborted) return;
+          const e = err as { cause?: { code?: string }; message?: string };
+          throw lost(`the follow stream broke (${e.cause?.code ?? e.message ?? 'error'})`);
+        }
+        if (chunk.done) {
+          if (why === 'caller' || signal.aborted) return;
+          throw lost('the agent closed the follow stream');
+        }
+        // The first byte ends the connect time-out; from then on only silence past followIdleMs ends it.
+        if (first || idleMs > 0) {
+          first = false;
+          clearTimeout(timer);
+          timer = idleMs > 0 ? setTimeout(() => stop('idle'), idleMs) : undefined;
+        }
         buf += decoder.decode(chunk.value, { stream: true });
         let i: number;
         while ((i = buf.indexOf('\n\n')) >= 0) {
@@ -160,8 +204,10 @@ export class AgentClient {
         if (buf.length > 4 * 1024 * 1024) throw upstream(`${t.name}: event too large`);
       }
     } finally {
+      clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
-      await reader.cancel().catch(() => undefined);
+      ctl.abort();
+      await reader?.cancel().catch(() => undefined);
     }
   }
 }

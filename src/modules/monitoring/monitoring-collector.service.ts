@@ -11,8 +11,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { MONITOR_METRICS, type CollectResult } from '../../contracts/monitoring.js';
 import { Role } from '../../contracts/roles.js';
-import type { ServerView } from '../../contracts/srv.js';
-import { AuditService } from '../../core/audit/audit.service.js';
+import { missingSshCredential, type ServerView } from '../../contracts/srv.js';
 import { LeaseService } from '../../core/lease.service.js';
 import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
@@ -84,7 +83,7 @@ interface Pooled {
   alive: boolean;
 }
 
-const hasCredentials = (s: ServerView) => s.status === 1 && !!s.sshlogin && (s.has_sshpass || s.has_private_key) && !!(s.ip || s.ip_local);
+const hasCredentials = (s: ServerView) => s.status === 1 && missingSshCredential(s) === null;
 const keyOf = (s: ServerView) => `${s.ip || s.ip_local}|${s.sshport}|${s.sshlogin}`;
 
 @Injectable()
@@ -104,7 +103,6 @@ export class MonitoringCollector implements OnApplicationShutdown {
     private readonly store: MonitoringStore,
     private readonly realtime: RealtimeService,
     private readonly leases: LeaseService,
-    private readonly audit: AuditService,
   ) {}
 
   onApplicationShutdown() {
@@ -119,7 +117,7 @@ export class MonitoringCollector implements OnApplicationShutdown {
 
   @Rpc('monitoring.collectNow', {
     role: Role.admin, write: true,
-    summary: '{}: runs one collection round now (after the one going on in this instance): [{Id, name, ok, cpu_la?, error?}] per server with status 1 and SSH credentials; rolls the tiers up and emits update_nginx',
+    summary: '{}: runs one collection round now (after the one going on in this instance): [{Id, name, ok, cpu_la?, error?, reason?}] per server with status 1 (reason: the SSH failure, or no_credentials when it has no address, login or password/key and was not tried); rolls the tiers up and emits update_nginx',
   })
   collectNow(_a?: unknown, ctx?: RpcContext): Promise<CollectResult[]> {
     return this.run(ctx?.signal);
@@ -154,9 +152,9 @@ export class MonitoringCollector implements OnApplicationShutdown {
   }
 
   private async round(signal?: AbortSignal): Promise<CollectResult[]> {
-    const started = Date.now();
     const ts = this.store.nowMin();
-    const servers = (await this.srv.getList({})).filter(hasCredentials);
+    const on = (await this.srv.getList({})).filter((s) => s.status === 1);
+    const servers = on.filter(hasCredentials);
     this.dropPool(new Set(servers.map((s) => s.Id)));
     const out = await this.ssh.fanOut(servers, (s) => this.readOne(s, signal), { concurrency: this.cfg.monitoring.concurrency, signal });
     const rows: MinuteRow[] = [];
@@ -166,7 +164,7 @@ export class MonitoringCollector implements OnApplicationShutdown {
         return { Id: r.item.Id, name: r.item.name, ok: true, cpu_la: r.value.la1 ?? undefined };
       }
       rows.push({ server_id: r.item.Id, ts, ...nullSample() });
-      return { Id: r.item.Id, name: r.item.name, ok: false, error: r.error };
+      return { Id: r.item.Id, name: r.item.name, ok: false, error: r.error, reason: r.reason };
     });
     await this.store.writeMinutes(rows);
     try {
@@ -176,15 +174,14 @@ export class MonitoringCollector implements OnApplicationShutdown {
     }
     const ok = results.filter((r) => r.ok).length;
     const failed = results.filter((r) => !r.ok);
-    await this.audit.record({
-      actor: null, method: 'monitoring.collect', args: { servers: results.length, ok, command: COLLECT_COMMAND },
-      outcome: failed.length ? 'error' : 'ok',
-      message: failed.length ? failed.slice(0, 20).map((f) => `${f.name}: ${f.error}`).join('; ') : null,
-      started,
-    });
+    // No audit entry: a round only reads (background jobs audit what they change, not that they ran;
+    // docs/monitoring.md). An operator's collectNow is audited by the RPC registry like any write.
     this.realtime.emit('update_nginx', { at: new Date().toISOString(), servers: results.length, ok }, Role.user);
     if (failed.length) this.log.warn(`round: ${ok}/${results.length} servers read; ${failed.length} gaps`);
-    return results;
+    // Servers on but not tried (no address, login or password/key): answered with the reason, so
+    // "Collect now" says why instead of "0 of 0"; they get no gap row (nothing was tried).
+    const read = new Map(results.map((r) => [r.Id, r]));
+    return on.map((s) => read.get(s.Id) ?? { Id: s.Id, name: s.name, ok: false, error: missingSshCredential(s)!, reason: 'no_credentials' as const });
   }
 
   /** One server's turn: a pooled connection (or a new one), the command, the sample. Bounded in time. */

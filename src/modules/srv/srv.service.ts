@@ -13,6 +13,7 @@ import type { SrvChangedEvent } from '../../contracts/events.js';
 import { Role } from '../../contracts/roles.js';
 import { auditTarget } from '../../core/audit/audit-target.js';
 import { SecretBox } from '../../core/crypto/secret-box.js';
+import { prefixPattern } from '../../core/database/like.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
@@ -235,7 +236,7 @@ export class SrvService {
 
   /** Every admin's open map re-reads (issue 7: operators see each other's changes live). */
   private changed(action: SrvChangedEvent['action'], s: { Id: number; name: string }, extra: Pick<SrvChangedEvent, 'status'> = {}) {
-    this.realtime.emit('srv.changed', { action, Id: s.Id, name: s.name, ...extra }, Role.admin);
+    this.realtime.emit('srv.changed', { action, Id: s.Id, name: s.name, ...extra, at: Date.now() }, Role.admin);
   }
 
   private async checkNameFree(name: string, exceptId?: number) {
@@ -246,7 +247,7 @@ export class SrvService {
 
   private async freeName(base: string): Promise<string> {
     const taken = new Set(
-      (await this.servers.createQueryBuilder('s').select('s.name', 'name').where('LOWER(s.name) LIKE LOWER(:p)', { p: `${base.replace(/[%_\\]/g, '\\$&')}%` }).getRawMany<{ name: string }>())
+      (await this.servers.createQueryBuilder('s').select('s.name', 'name').where("LOWER(s.name) LIKE LOWER(:p) ESCAPE '!'", { p: prefixPattern(base) }).getRawMany<{ name: string }>())
         .map((r) => r.name.toLowerCase()),
     );
     if (!taken.has(base.toLowerCase())) return base;

@@ -8,7 +8,7 @@ import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import type { SslChangedEvent } from '../../contracts/events.js';
 import { MSG } from '../../contracts/messages.js';
 import { Role } from '../../contracts/roles.js';
-import { SslIdArgs, SslUpdateArgs, parseSslHost, type SslHostView } from '../../contracts/srv.js';
+import { SslIdArgs, SslUpdateArgs, parseSslHost, type SslHostView, type SslReason } from '../../contracts/srv.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { LeaseService } from '../../core/lease.service.js';
 import { RealtimeService } from '../../core/realtime/realtime.service.js';
@@ -28,10 +28,39 @@ export interface CertificateInfo {
   issuer: string;
 }
 
+/**
+ * A check failure or chain error classified from its text (issue 18: operators saw raw OpenSSL lines
+ * such as '80CC…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number'). The texts are this
+ * service's own messages (refused, timed out, …), Node's verify codes (DEPTH_ZERO_SELF_SIGNED_CERT,
+ * ERR_TLS_CERT_ALTNAME_INVALID, …) and OpenSSL's reason strings; derived when answering, so rows
+ * stored before are classified too. The sentences are SSL_REASON_TEXT (contracts/srv.ts).
+ */
+export function sslReasonOf(text: string | null | undefined): SslReason | null {
+  if (!text) return null;
+  const rules: Array<[RegExp, SslReason]> = [
+    [/^Not a valid host/, 'bad_host'],
+    [/^Connection refused|ECONNREFUSED/, 'refused'],
+    [/^Timed out after|ETIMEDOUT/, 'timeout'],
+    [/^Host not found|ENOTFOUND|EAI_AGAIN/, 'not_found'],
+    [/EHOSTUNREACH|ENETUNREACH/, 'unreachable'],
+    [/sent no certificate/i, 'no_certificate'],
+    [/CERT_HAS_EXPIRED|certificate has expired/i, 'expired'],
+    [/CERT_NOT_YET_VALID|certificate is not yet valid/i, 'not_yet_valid'],
+    [/SELF_SIGNED|self[- ]signed/i, 'self_signed'],
+    [/ALTNAME_INVALID|Hostname\/IP does not match|does not match certificate/i, 'name_mismatch'],
+    [/UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY_LEAF|CERT_UNTRUSTED|CERT_CHAIN_TOO_LONG|unable to (get|verify)/i, 'untrusted'],
+    [/wrong version number|unsupported protocol|unknown protocol|http request|packet length too long|record layer failure/i, 'wrong_version'],
+    [/Connection reset|ECONNRESET|socket disconnected|socket hang up/i, 'reset'],
+    [/alert|handshake failure|no shared cipher|no protocols available|unsupported|SSL routines/i, 'handshake'],
+  ];
+  return rules.find(([re]) => re.test(text))?.[1] ?? 'other';
+}
+
 const toView = (r: SslHostEntity): SslHostView => ({
   Id: r.Id, host: r.host, day_last: r.day_last, not_check: r.not_check,
   ts_check: r.ts_check?.toISOString() ?? null, expires_at: r.expires_at?.toISOString() ?? null,
   chain_valid: r.chain_valid, chain_error: r.chain_error, error: r.error,
+  error_reason: sslReasonOf(r.error), chain_reason: r.chain_valid === 1 ? null : sslReasonOf(r.chain_error),
 });
 
 /** Whole days from `now` until `notAfter` (negative once expired). */

@@ -4,4 +4,4 @@ export { ApiError, errorText, setUnauthorizedHandler, UNREACHABLE_MESSAGE, type 
 export { rest, restEnvelope, type Query } from './rest.js';
 export { rpc, rpcBatch, rpcEnvelope, type OtherMethod, type RpcCall, type RpcMethods, type RpcName } from './rpc.js';
 export { useAsync, useRest, useRpc, useSession, type AsyncOptions, type AsyncState } from './hooks.js';
-export { closeSocket, emit, getSocket, on, request, useSocketEvent, useSocketStatus, type SocketStatus } from './socket.js';
+export { closeSocket, emit, getSocket, on, request, useSocketEvent, useSocketResync, useSocketStatus, type SocketStatus } from './socket.js';

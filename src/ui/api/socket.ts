@@ -198,6 +198,23 @@ export function useSocketStatus(): SocketStatus {
   return useSyncExternalStore(subscribeStatus, getSocketStatus, getSocketStatus);
 }
 
+/**
+ * Calls `resync` when events may have been missed: after the socket reconnects (events sent while it
+ * was down are lost) and when the server says its instance lost events of the others (`realtime.resync`,
+ * Redis was unreachable). Pages re-read what they show there.
+ */
+export function useSocketResync(resync: () => void): void {
+  const ref = useRef(resync);
+  ref.current = resync;
+  const socketStatus = useSocketStatus();
+  const wasConnected = useRef(false);
+  useEffect(() => {
+    if (socketStatus === 'connected' && wasConnected.current) ref.current();
+    if (socketStatus === 'connected') wasConnected.current = true;
+  }, [socketStatus]);
+  useEffect(() => on('realtime.resync', () => ref.current()), []);
+}
+
 /** Subscribes to a server event for the component's lifetime; the latest handler is always called. */
 export function useSocketEvent<K extends keyof ServerEvents>(event: K, handler: (payload: ServerEvents[K]) => void): void;
 export function useSocketEvent(event: string, handler: (...args: any[]) => void): void;

@@ -1,7 +1,7 @@
 import { Component, Suspense, useEffect, useMemo, type ErrorInfo, type ReactNode } from 'react';
 import Alert from 'react-bootstrap/Alert';
 import Button from 'react-bootstrap/Button';
-import { createBrowserRouter, Route, RouterProvider, Routes, useLocation, useNavigate } from 'react-router-dom';
+import { createBrowserRouter, Navigate, Route, RouterProvider, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { setUnauthorizedHandler } from '../api/http.js';
 import { useSession } from '../api/hooks.js';
 import { setInpoint } from '../api/session.js';
@@ -44,12 +44,18 @@ function ToAuth() {
   return null;
 }
 
+/**
+ * Every route goes through here: the role of the route table (routeRole) is checked before the
+ * screen's element is created, so a weaker role gets the 403 page and nothing of the screen (no form,
+ * no call of its own).
+ */
 function Guarded({ route }: { route: AppRoute }) {
   const session = useSession();
   useDocumentTitle(routeTitle(route));
+  if (route.guestOnly && session) return <Navigate to="/" replace />;
   if (route.public) return route.element;
   if (!session) return <ToAuth />;
-  if (!routeAllowed(session.role, route.path)) return <ForbiddenPage />;
+  if (!routeAllowed(session.role, route)) return <ForbiddenPage />;
   return route.element;
 }
 

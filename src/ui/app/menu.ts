@@ -11,9 +11,14 @@ export function visibleMenu(role: number, table: readonly AppRoute[]): MenuGroup
   })).filter((g) => g.items.length > 0);
 }
 
-/** May this role open this route? (roleForPath of the route's path; no role = any signed-in user.) */
-export function routeAllowed(role: number, routePath: string): boolean {
-  const need = roleForPath(routePath);
+/** The role a route needs: its own `role`, else roleForPath of its path; undefined = any signed-in user. */
+export function routeRole(r: Pick<AppRoute, 'path' | 'role'>): number | undefined {
+  return r.role ?? roleForPath(r.path);
+}
+
+/** May this role open this route? */
+export function routeAllowed(role: number, r: Pick<AppRoute, 'path' | 'role'>): boolean {
+  const need = routeRole(r);
   return need === undefined || roleAllows(role, need);
 }
 

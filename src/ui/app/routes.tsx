@@ -1,4 +1,5 @@
 import type { ReactElement } from 'react';
+import { Role } from '../../contracts/roles.js';
 import { lazyPage } from './lazyPage.js';
 
 /**
@@ -6,24 +7,32 @@ import { lazyPage } from './lazyPage.js';
  *
  *   { path: '/srv/srv_map', element: lazyPage(() => import('../areas/srv/SrvMapPage.js')) },
  *
- * - The role a route needs comes from roleForPath() in src/contracts/menu.ts (never set here).
+ * - The role a route needs comes from roleForPath() in src/contracts/menu.ts (the longest MENU path
+ *   that is the route's path or a parent of it). Set `role` only for a screen stronger than that
+ *   (e.g. /input_stream/sites under the any-user /input_stream). The guard renders the 403 page,
+ *   and nothing of the screen, to a weaker role.
  * - A MENU item (src/contracts/menu.ts) is shown once a route with exactly its path exists here and
  *   the user's role allows it.
  * - `title` is the tab title; when missing, the MENU label of the path is used.
- * - `public: true` only for screens reachable without a session.
+ * - `public: true` only for screens reachable without a session; `guestOnly: true` for the ones a
+ *   signed-in user has no use for (/auth, /register): they send a session home.
  * - Paths use react-router syntax: '/cfg/app_cron/edit/:Id', '/monitor/:cat'.
  */
 export interface AppRoute {
   path: string;
   element: ReactElement;
   title?: string;
+  /** The role this screen needs when stronger than roleForPath(path) (lower is stronger). */
+  role?: number;
   public?: boolean;
+  /** Public, and a signed-in user is sent home (/register: no sign-up form inside the signed-in layout). */
+  guestOnly?: boolean;
 }
 
 export const routes: AppRoute[] = [
   { path: '/', element: lazyPage(() => import('./pages/HomePage.js')), title: 'Home' },
   { path: '/auth', element: lazyPage(() => import('../areas/auth/AuthPage.js')), title: 'Sign in', public: true },
-  { path: '/register', element: lazyPage(() => import('../areas/auth/RegisterPage.js')), title: 'Register', public: true },
+  { path: '/register', element: lazyPage(() => import('../areas/auth/RegisterPage.js')), title: 'Register', public: true, guestOnly: true },
   { path: '/logout', element: lazyPage(() => import('./pages/LogoutPage.js')), title: 'Logout', public: true },
   { path: '/kit', element: lazyPage(() => import('./pages/KitPage.js')), title: 'UI kit' },
 
@@ -71,7 +80,7 @@ export const routes: AppRoute[] = [
   { path: '/input_stream/cat', element: lazyPage(() => import('../areas/input-stream/StreamCatsPage.js')), title: 'Input stream: categories' },
   { path: '/input_stream/items', element: lazyPage(() => import('../areas/input-stream/StreamItemsPage.js')), title: 'Input stream: items' },
   { path: '/input_stream/cat/:id', element: lazyPage(() => import('../areas/input-stream/StreamCatPage.js')), title: 'Input stream: category' },
-  { path: '/input_stream/sites', element: lazyPage(() => import('../areas/input-stream/StreamSitesPage.js')), title: 'Input stream: sites' },
+  { path: '/input_stream/sites', element: lazyPage(() => import('../areas/input-stream/StreamSitesPage.js')), title: 'Input stream: sites', role: Role.admin },
   { path: '/author/marge', element: lazyPage(() => import('../areas/authors/AuthorsMergePage.js')) },
   { path: '/content/authors', element: lazyPage(() => import('../areas/authors/AuthorsPage.js')), title: 'Authors' },
 ];

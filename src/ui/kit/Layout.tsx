@@ -29,10 +29,20 @@ export interface LayoutProps {
   children: ReactNode;
 }
 
-const isActive = (pathname: string, path: string) => pathname === path || pathname.startsWith(path + '/');
+const matches = (pathname: string, path: string) => pathname === path || pathname.startsWith(path + '/');
+
+/**
+ * The one menu item of the current page: the longest item path that is the page's path or a parent of
+ * it ('/firewall/iptables_rules' lights 'IP rules', not 'Traffic' of '/firewall' as well).
+ */
+export function activeMenuPath(menu: MenuGroup[], pathname: string): string | undefined {
+  let best: string | undefined;
+  for (const g of menu) for (const i of g.items) if (matches(pathname, i.path) && (!best || i.path.length > best.length)) best = i.path;
+  return best;
+}
 
 /** The grouped menu as a vertical list (left menu and mobile drawer). */
-function MenuList({ menu, onPick }: { menu: MenuGroup[]; onPick?: () => void }) {
+function MenuList({ menu, active, onPick }: { menu: MenuGroup[]; active: string | undefined; onPick?: () => void }) {
   return (
     <nav aria-label="Main menu" className="app-menu">
       <NavLink to="/" end className="app-menu-link app-menu-home" onClick={onPick}>
@@ -42,9 +52,15 @@ function MenuList({ menu, onPick }: { menu: MenuGroup[]; onPick?: () => void }) 
         <div key={g.label} className="app-menu-group">
           <div className="app-menu-group-label">{g.label}</div>
           {g.items.map((i) => (
-            <NavLink key={i.path} to={i.path} className="app-menu-link" onClick={onPick}>
+            <Link
+              key={i.path}
+              to={i.path}
+              className={`app-menu-link${i.path === active ? ' active' : ''}`}
+              aria-current={i.path === active ? 'page' : undefined}
+              onClick={onPick}
+            >
               {i.label}
-            </NavLink>
+            </Link>
           ))}
         </div>
       ))}
@@ -61,6 +77,7 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
   const mobile = useIsMobile();
   const [drawer, setDrawer] = useState(false);
   const { pathname } = useLocation();
+  const active = activeMenuPath(menu, pathname);
   useEffect(() => setDrawer(false), [pathname]);
   useEffect(() => {
     if (!mobile) setDrawer(false);
@@ -88,11 +105,11 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
                   key={g.label}
                   title={g.label}
                   id={`top-${g.label}`}
-                  active={g.items.some((i) => isActive(pathname, i.path))}
+                  active={g.items.some((i) => i.path === active)}
                   className="app-topmenu-group"
                 >
                   {g.items.map((i) => (
-                    <NavDropdown.Item key={i.path} as={Link} to={i.path} active={isActive(pathname, i.path)}>
+                    <NavDropdown.Item key={i.path} as={Link} to={i.path} active={i.path === active}>
                       {i.label}
                     </NavDropdown.Item>
                   ))}
@@ -100,7 +117,7 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
               ))}
             </Nav>
           )}
-          <Nav className="ms-auto align-items-center flex-row flex-nowrap gap-2">
+          <Nav className="app-topright ms-auto align-items-center flex-row flex-nowrap gap-2">
             {topExtra}
             {user && !mobile && (
               <>
@@ -133,7 +150,7 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
             </Offcanvas.Title>
           </Offcanvas.Header>
           <Offcanvas.Body className="pt-0">
-            <MenuList menu={menu} onPick={() => setDrawer(false)} />
+            <MenuList menu={menu} active={active} onPick={() => setDrawer(false)} />
             <hr />
             <Link to="/logout" className="app-menu-link">
               Logout
@@ -147,7 +164,7 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
       <div className="app-main">
         {user && !mobile && (
           <aside className="app-sidebar" aria-label="Left menu">
-            <MenuList menu={menu} />
+            <MenuList menu={menu} active={active} />
           </aside>
         )}
         <main className="app-body" data-path={pathname}>

@@ -123,6 +123,55 @@ export function SwitchField(p: SwitchFieldProps) {
   );
 }
 
+/** A day as the console writes it everywhere ('YYYY-MM-DD'). */
+export const DAY_PATTERN = '\\d{4}-\\d{2}-\\d{2}';
+const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True for '' (no day) and a real calendar day written 'YYYY-MM-DD'. */
+export function isDayText(v: string): boolean {
+  if (v === '') return true;
+  const m = DAY_RE.exec(v);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(y, mo - 1, d);
+  return t.getFullYear() === y && t.getMonth() === mo - 1 && t.getDate() === d;
+}
+
+export interface DateInputProps {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  size?: 'sm' | 'lg';
+  isInvalid?: boolean;
+  'aria-label'?: string;
+}
+
+/**
+ * The one date field of the console: a text input in 'yyyy-mm-dd' (the browser's own date input shows
+ * the locale's mm/dd/yyyy, unlike every date the console prints). Marked invalid while the text is not
+ * a real day; check with `isDayText` before using the value.
+ */
+export function DateInput(p: DateInputProps) {
+  const bad = p.isInvalid || !isDayText(p.value);
+  return (
+    <Form.Control
+      id={p.id}
+      type="text"
+      inputMode="numeric"
+      pattern={DAY_PATTERN}
+      placeholder="yyyy-mm-dd"
+      maxLength={10}
+      autoComplete="off"
+      size={p.size}
+      value={p.value}
+      onChange={(e) => p.onChange(e.currentTarget.value)}
+      isInvalid={bad}
+      aria-label={p['aria-label']}
+      className="app-date-input"
+    />
+  );
+}
+
 export interface FieldErrors {
   errors: Record<string, string>;
   /** The message for one field, if any. */

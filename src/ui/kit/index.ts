@@ -6,8 +6,8 @@ export { AppModal, type AppModalProps } from './AppModal.js';
 export { ConfirmButton, type ConfirmButtonProps, type ConfirmChoice } from './ConfirmButton.js';
 export { PaginatedTable, Pager, usePageParam, useQueryParam, type Column, type PaginatedTableProps, type PagerProps } from './pagination.js';
 export {
-  SelectField, SwitchField, TextField, useFieldErrors, validate,
-  type FieldErrors, type SelectFieldProps, type SelectOption, type SwitchFieldProps, type TextFieldProps,
+  DateInput, isDayText, SelectField, SwitchField, TextField, useFieldErrors, validate,
+  type DateInputProps, type FieldErrors, type SelectFieldProps, type SelectOption, type SwitchFieldProps, type TextFieldProps,
 } from './fields.js';
 export { EmptyState, ErrorAlert, Loading } from './states.js';
 export { PageTitle, useDocumentTitle } from './PageTitle.js';

@@ -57,13 +57,25 @@ export interface PagerProps {
   limit: number;
   onPage: (page: number) => void;
   className?: string;
+  /**
+   * `count` is not known yet (no answer so far, or the call failed): the text says only 'Page N', never
+   * 'past the end' or '0 rows' beside a spinner.
+   */
+  unknown?: boolean;
+  /** An answer for this page is on its way: `count` may be stale, so 'past the end' waits for it. */
+  loading?: boolean;
+  /** The 'Page N of M · K rows' text (default true); false when the caller says it itself. */
+  info?: boolean;
 }
 
 /** Pages of `count` rows at `limit` a page (at least 1). */
 export const pageCount = (count: number, limit: number) => Math.max(1, Math.ceil(count / Math.max(1, limit)));
 
-/** First / previous / a window of numbers / next / last, and "Page N of M · K rows" (or "past the end"). */
-export function Pager({ page, count, limit, onPage, className }: PagerProps) {
+/**
+ * First / previous / a window of numbers / next / last, and "Page N of M · K rows" (or "past the end",
+ * once the count of this page's answer is known).
+ */
+export function Pager({ page, count, limit, onPage, className, unknown, loading, info = true }: PagerProps) {
   const pages = pageCount(count, limit);
   const from = Math.max(1, Math.min(page - 2, pages - 4));
   const to = Math.min(pages, from + 4);
@@ -84,9 +96,13 @@ export function Pager({ page, count, limit, onPage, className }: PagerProps) {
           <Pagination.Last disabled={page >= pages} onClick={() => onPage(pages)} aria-label="Last page" />
         </Pagination>
       )}
-      <span className="text-secondary small app-pager-info">
-        {page > pages ? `Page ${page} is past the end (${plural(pages, 'page')})` : `Page ${page} of ${pages}`} · {plural(count, 'row')}
-      </span>
+      {info && (
+        <span className="text-secondary small app-pager-info">
+          {unknown || (loading && page > pages)
+            ? `Page ${page}`
+            : `${page > pages ? `Page ${page} is past the end (${plural(pages, 'page')})` : `Page ${page} of ${pages}`} · ${plural(count, 'row')}`}
+        </span>
+      )}
     </div>
   );
 }
@@ -134,7 +150,7 @@ export function PaginatedTable<T>(props: PaginatedTableProps<T>) {
   return (
     <div className={`app-ptable ${className ?? ''}`}>
       <ErrorAlert error={error} onRetry={onRetry} />
-      <Pager page={page} count={count} limit={limit} onPage={onPage} className="mb-2" />
+      <Pager page={page} count={count} limit={limit} onPage={onPage} unknown={!rows} loading={loading} className="mb-2" />
       <div className="table-responsive position-relative">
         <Table
           size="sm" hover striped
@@ -184,7 +200,7 @@ export function PaginatedTable<T>(props: PaginatedTableProps<T>) {
           <PastEnd page={page} pages={pageCount(count, limit)} onPage={props.onPage} />
         ) : (empty ?? <EmptyState />))}
       </div>
-      {rows && rows.length > 10 && <Pager page={page} count={count} limit={limit} onPage={onPage} />}
+      {rows && rows.length > 10 && <Pager page={page} count={count} limit={limit} onPage={onPage} loading={loading} />}
     </div>
   );
 }

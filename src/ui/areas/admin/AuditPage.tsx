@@ -10,6 +10,7 @@ import { AUDIT_PAGE_SIZE, PAGE_PARAM } from '../../../contracts/constants.js';
 import { useRpc } from '../../api/hooks.js';
 import type { RpcMethods } from '../../api/rpc.js';
 import { AppModal } from '../../kit/AppModal.js';
+import { DateInput, isDayText } from '../../kit/fields.js';
 import { fmtDateTime } from '../../kit/format.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { PaginatedTable, usePageParam, type Column } from '../../kit/pagination.js';
@@ -147,6 +148,7 @@ export default function AuditPage() {
 
   const apply = (e: FormEvent) => {
     e.preventDefault();
+    if (!isDayText(draft.from.trim()) || !isDayText(draft.to.trim())) return setRangeError('Write days as yyyy-mm-dd');
     if (draft.from && draft.to && draft.from > draft.to) return setRangeError('The end of the range is before its start');
     setRangeError('');
     setFilters(draft);
@@ -234,11 +236,11 @@ export default function AuditPage() {
           </Col>
           <Col xs={6} md={4} xl={2}>
             <Form.Label htmlFor="flt-from" className="small fw-semibold mb-1">From</Form.Label>
-            <Form.Control id="flt-from" type="date" size="sm" {...field('from')} max={draft.to || undefined} />
+            <DateInput id="flt-from" size="sm" value={draft.from} onChange={(v) => setDraft((d) => ({ ...d, from: v }))} />
           </Col>
           <Col xs={6} md={4} xl={2}>
             <Form.Label htmlFor="flt-to" className="small fw-semibold mb-1">To</Form.Label>
-            <Form.Control id="flt-to" type="date" size="sm" {...field('to')} min={draft.from || undefined} isInvalid={!!rangeError} />
+            <DateInput id="flt-to" size="sm" value={draft.to} onChange={(v) => setDraft((d) => ({ ...d, to: v }))} isInvalid={!!rangeError} />
           </Col>
           <Col xs={12} md={4} xl={2} className="d-flex gap-2">
             <Button type="submit" size="sm">Apply</Button>

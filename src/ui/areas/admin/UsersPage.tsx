@@ -16,6 +16,7 @@ import { fmtDateTime } from '../../kit/format.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { PaginatedTable, usePageParam, type Column } from '../../kit/pagination.js';
 import { useAction } from '../../kit/useAction.js';
+import { useUnsavedPrompt } from '../../kit/useUnsavedPrompt.js';
 import { z } from 'zod';
 
 const STANDARD_ROLES = [Role.admin, Role.content, Role.user];
@@ -76,6 +77,12 @@ export default function UsersPage() {
   const [password, setPassword] = useState('');
   const [password2, setPassword2] = useState('');
   const errs = useFieldErrors();
+  // A rename or a new password typed in the dialog asks before it is lost (closing it, the menu, Back).
+  const dialogDirty = !!dialog && (dialog.kind === 'rename' ? name !== dialog.user.name : password !== '' || password2 !== '');
+  const unsaved = useUnsavedPrompt(dialogDirty);
+  const closeDialog = () => {
+    if (unsaved.confirmLeave()) setDialog(null);
+  };
 
   const replace = (u: UserView) => list.setData((d) => (d ? { ...d, list: d.list.map((x) => (x.uid === u.uid ? u : x)) } : d));
 
@@ -207,11 +214,11 @@ export default function UsersPage() {
 
       <AppModal
         show={dialog !== null}
-        onHide={() => setDialog(null)}
+        onHide={closeDialog}
         title={dialog ? `${dialog.kind === 'rename' ? 'Rename' : 'Reset password of'} ${dialog.user.login}` : ''}
         footer={
           <>
-            <Button size="sm" variant="secondary" onClick={() => setDialog(null)}>
+            <Button size="sm" variant="secondary" onClick={closeDialog}>
               Cencel
             </Button>
             <Button size="sm" variant="primary" type="submit" form="user-dialog-form" disabled={busy}>

@@ -9,6 +9,7 @@ import { Role, roleAllows } from '../../../contracts/roles.js';
 import { useAsync, useSession } from '../../api/hooks.js';
 import { rpc } from '../../api/rpc.js';
 import { ConfirmButton } from '../../kit/ConfirmButton.js';
+import { plural } from '../../kit/format.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { Pager, usePageParam } from '../../kit/pagination.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
@@ -73,7 +74,7 @@ export default function AuthorsMergePage() {
     if (r) { setChanges({}); unsaved.allowNext(); setVersion((v) => v + 1); }
   };
   const merge = async (a: AuthorView) => {
-    const r = await run(() => rpc('author.merge', { Id_author: a.Id_author }), (m) => `Merged into ${m.kept_fio}: ${m.books_count} books moved`);
+    const r = await run(() => rpc('author.merge', { Id_author: a.Id_author }), (m) => `Merged into ${m.kept_fio}: ${plural(m.books_count, 'book')} moved`);
     if (r) setVersion((v) => v + 1);
   };
   const pages = useMemo(() => data?.count ?? 0, [data]);
@@ -97,7 +98,7 @@ export default function AuthorsMergePage() {
               <Card key={a.Id_author} className="mb-2 app-author-card" data-author={a.Id_author}>
                 <Card.Header className="py-2 d-flex flex-wrap align-items-center gap-2">
                   <span className="fw-semibold">{a.a_fio}</span>
-                  <span className="text-secondary small">Id {a.Id_author} · {a.count_books} books</span>
+                  <span className="text-secondary small">Id {a.Id_author} · {plural(a.count_books, 'book')}</span>
                   {a.opublic !== 0 && <Badge bg="danger">Block</Badge>}
                   {canEdit && marked.length > 0 && (
                     <ConfirmButton
@@ -113,7 +114,7 @@ export default function AuthorsMergePage() {
                     const ch = choiceOf(a, c.Id_author);
                     return (
                       <div key={c.Id_author} className="d-flex flex-wrap align-items-center gap-3 app-author-cand" data-cand={c.Id_author}>
-                        <span className="app-author-cand-name">{c.a_fio} <span className="text-secondary small">(Id {c.Id_author}, {c.count_books} books)</span></span>
+                        <span className="app-author-cand-name">{c.a_fio} <span className="text-secondary small">(Id {c.Id_author}, {plural(c.count_books, 'book')})</span></span>
                         <span className="small">{c.reasons.map((r) => <Badge key={r} bg="light" text="dark" className="me-1 border">{r}</Badge>)}</span>
                         <Form.Check inline type="checkbox" id={`y-${a.Id_author}-${c.Id_author}`} label="Yes" disabled={!canEdit} checked={ch === 'yes'} onChange={(e) => choose(a, c.Id_author, 'yes', e.currentTarget.checked)} />
                         <Form.Check inline type="checkbox" id={`n-${a.Id_author}-${c.Id_author}`} label="No" disabled={!canEdit} checked={ch === 'no'} onChange={(e) => choose(a, c.Id_author, 'no', e.currentTarget.checked)} />

@@ -5,7 +5,7 @@ import { AUTHORS_MERGE_PAGE } from '../../../contracts/authors.js';
 import { useAsync } from '../../api/hooks.js';
 import { rpc } from '../../api/rpc.js';
 import { ConfirmButton } from '../../kit/ConfirmButton.js';
-import { fmtDateTime } from '../../kit/format.js';
+import { fmtDateTime, plural } from '../../kit/format.js';
 import { Pager, usePageParam } from '../../kit/pagination.js';
 import { ErrorAlert, Loading } from '../../kit/states.js';
 import { useAction } from '../../kit/useAction.js';
@@ -46,7 +46,7 @@ export function MergeHistory({ version, onChange, canEdit }: { version: number; 
                           label="Undo" variant="outline-warning" confirmVariant="warning"
                           text={`Undo merge #${m.Id}? ${m.merged.map((a) => a.a_fio).join(', ')} come back with the books that are still with ${m.kept_fio}.`}
                           onConfirm={async () => {
-                            const r = await run(() => rpc('author.undoMerge', { Id: m.Id }), (x) => `Merge undone: ${x.books_restored} books returned`);
+                            const r = await run(() => rpc('author.undoMerge', { Id: m.Id }), (x) => `Merge undone: ${plural(x.books_restored, 'book')} returned`);
                             if (r) { await reload(); onChange(); }
                           }}
                         />

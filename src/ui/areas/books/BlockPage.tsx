@@ -14,9 +14,10 @@ import { useRpc } from '../../api/hooks.js';
 import { rpc } from '../../api/rpc.js';
 import { ConfirmButton } from '../../kit/ConfirmButton.js';
 import { SelectField, TextField } from '../../kit/fields.js';
-import { fmtNumber } from '../../kit/format.js';
+import { fmtNumber, plural } from '../../kit/format.js';
 import { notify } from '../../kit/notify.js';
 import { PageTitle } from '../../kit/PageTitle.js';
+import { useUnsavedPrompt } from '../../kit/useUnsavedPrompt.js';
 import { ErrorAlert } from '../../kit/states.js';
 import './api.js';
 import './books.css';
@@ -50,6 +51,9 @@ export function BlockScreen({ variant }: { variant: BlockVariant }) {
   const [items, setItems] = useState<ItemView[] | null>(null);
   const [loading, setLoading] = useState(false);
   const [mailError, setMailError] = useState<string | undefined>();
+  // A pasted mail body is work: leaving the screen with it asks first, until a Block has used it.
+  const [usedMail, setUsedMail] = useState('');
+  useUnsavedPrompt(mail.trim() !== '' && mail !== usedMail);
   const links = useMemo(() => findLinks(mail, patterns.data ?? []), [mail, patterns.data]);
   const bookIds = [...new Set(links.filter((l) => l.type === 'book' && /^\d+$/.test(l.id)).map((l) => l.id))];
   const authorIds = [...new Set(links.filter((l) => l.type === 'author' && /^\d+$/.test(l.id)).map((l) => l.id))];
@@ -83,6 +87,7 @@ export function BlockScreen({ variant }: { variant: BlockVariant }) {
         if (r.affectedRows > 0) notify.success(CONTENT_MSG.blockedAuthors(r.affectedRows));
         else notify.error(CONTENT_MSG.blockedAuthors(0));
       }
+      setUsedMail(args.mail_body);
       if (items) await getItems();
     } catch (e) {
       notify.error(errorText(e));
@@ -104,7 +109,7 @@ export function BlockScreen({ variant }: { variant: BlockVariant }) {
               {loading && <Spinner animation="border" size="sm" className="me-1" />}Get items information
             </Button>
             <ConfirmButton label="Block" disabled={!bookIds.length && !authorIds.length}
-              text={<>Block {bookIds.length ? `${bookIds.length} book(s)` : ''}{bookIds.length && authorIds.length ? ' and ' : ''}{authorIds.length ? `${authorIds.length} author(s)` : ''} with range “{BLOCK_RANGES.find((r) => String(r.value) === range)?.label}”?</>}
+              text={<>Block {bookIds.length ? plural(bookIds.length, 'book') : ''}{bookIds.length && authorIds.length ? ' and ' : ''}{authorIds.length ? plural(authorIds.length, 'author') : ''} with range “{BLOCK_RANGES.find((r) => String(r.value) === range)?.label}”?</>}
               onConfirm={block} />
           </div>
         </Col>

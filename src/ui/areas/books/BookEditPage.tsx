@@ -19,6 +19,7 @@ import { PageTitle } from '../../kit/PageTitle.js';
 import { Pager } from '../../kit/pagination.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
 import { useAction } from '../../kit/useAction.js';
+import { useUnsavedPrompt } from '../../kit/useUnsavedPrompt.js';
 import './api.js';
 import './books.css';
 import { StatusBadge } from './BookListPage.js';
@@ -78,6 +79,18 @@ export default function BookEditPage() {
   const { run, busy } = useAction();
   useEffect(() => { if (book.data) setForm(formOf(book.data)); }, [book.data]);
   useEffect(() => { setBody(page.data?.body ?? ''); }, [page.data]);
+  // Unsaved edits ask before they are left (menu, Back, another book). Another page of the same book
+  // keeps the book's fields, so only the page body's edits count there.
+  const formDirty = !!form && !!book.data && JSON.stringify(form) !== JSON.stringify(formOf(book.data));
+  const bodyDirty = admin && !!page.data && body !== (page.data.body ?? '');
+  const unsaved = useUnsavedPrompt(formDirty || bodyDirty, {
+    isLeaving: (from, to) => {
+      if (from.pathname === to.pathname && from.search === to.search) return false;
+      if (bodyDirty) return true;
+      const m = /^\/book\/edit\/open\/([^/]+)$/.exec(to.pathname);
+      return !m || parseBookRef(decodeURIComponent(m[1]))?.id !== ref?.id;
+    },
+  });
 
   if (Id_book === undefined) return (<><PageTitle title="Book edit" /><BookOpenForm /></>);
   if (!ref) return (<><PageTitle title="Book edit" /><BookOpenForm /><Alert variant="danger">{CONTENT_MSG.bookNotFoundBang}</Alert></>);
@@ -108,7 +121,7 @@ export default function BookEditPage() {
   };
   const remove = async () => {
     const r = await run(() => rpc('book.deleteBook', { Id_book: b.Id_book }), (x) => x.message);
-    if (r) nav('/book/list');
+    if (r) { unsaved.allowNext(); nav('/book/list'); }
   };
 
   return (
@@ -169,7 +182,7 @@ export default function BookEditPage() {
           <Card>
             <Card.Header className="d-flex align-items-center gap-2">
               <span className="me-auto">Page {ref.page}{pages ? ` of ${pages}` : ''}</span>
-              {pages > 1 && <Pager page={ref.page} count={pages} limit={1} onPage={(n) => nav(`/book/edit/open/${b.Id_book}-${n}`)} className="mb-0" />}
+              {pages > 1 && <Pager page={ref.page} count={pages} limit={1} info={false} onPage={(n) => nav(`/book/edit/open/${b.Id_book}-${n}`)} className="mb-0" />}
             </Card.Header>
             <Card.Body>
               {page.loading && !page.data ? <Loading /> : page.error ? (

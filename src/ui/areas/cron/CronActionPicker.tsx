@@ -21,11 +21,11 @@ export function cmdPlaceholder(actions: CronAction[] | undefined): string {
   return example ? `${example.cmd}   or   ${HTTP_EXAMPLE}` : HTTP_EXAMPLE;
 }
 
-/** The action a cmd names, or null for an HTTP task or a cmd that does not parse. */
-function actionOf(cmd: string): string | null {
+/** The action a cmd names (and whether it has an `arg=` part), or null for an HTTP task or a cmd that does not parse. */
+function actionOf(cmd: string): { name: string; hasArgs: boolean } | null {
   try {
     const c = parseCronCmd(cmd);
-    return c.kind === 'action' ? actionName(c) : null;
+    return c.kind === 'action' ? { name: actionName(c), hasArgs: !!c.args?.length } : null;
   } catch {
     return null;
   }
@@ -36,7 +36,8 @@ function actionOf(cmd: string): string | null {
  * warning when the cmd names an action the console does not have (saving would be refused).
  */
 export function CronActionPicker({ actions, error, cmd, onPick }: { actions: CronAction[] | undefined; error?: unknown; cmd: string; onPick: (cmd: string) => void }) {
-  const current = actionOf(cmd);
+  const named = actionOf(cmd);
+  const current = named?.name ?? null;
   const groups = useMemo(() => {
     const m = new Map<string, CronAction[]>();
     for (const a of actions ?? []) {
@@ -72,6 +73,12 @@ export function CronActionPicker({ actions, error, cmd, onPick }: { actions: Cro
         ))}
       </Form.Select>
       {picked?.summary && <Form.Text className="text-secondary d-block" data-testid="cron-action-summary">{picked.summary}</Form.Text>}
+      {picked && picked.args.length > 0 && !named?.hasArgs && (
+        // What the server refuses on save (the method's input schema): say it before the operator saves.
+        <div className="small text-danger mt-1" data-testid="cron-action-needs">
+          <code>{picked.name}</code> does not run without arguments: it needs {picked.args.join(', ')} (<code>{cmdOfAction(picked)}</code>…).
+        </div>
+      )}
       {current && actions && !known && (
         <div className="small text-danger mt-1" data-testid="cron-action-unknown">
           This console has no action <code>{current}</code>: choose one from the list.

@@ -10,11 +10,11 @@ import { Pager } from '../../kit/pagination.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
 import './api.js';
 
-export const STATUS_VARIANT: Record<CronRunStatus, string> = { ok: 'success', error: 'danger', killed: 'warning', skipped: 'secondary' };
+export const STATUS_VARIANT: Record<CronRunStatus, string> = { ok: 'success', error: 'danger', killed: 'warning', skipped: 'secondary', interrupted: 'warning' };
 
 export function StatusBadge({ status }: { status: CronRunStatus | null }) {
   if (!status) return null;
-  return <Badge bg={STATUS_VARIANT[status]} text={status === 'killed' ? 'dark' : undefined} data-status={status}>{status}</Badge>;
+  return <Badge bg={STATUS_VARIANT[status]} text={status === 'killed' || status === 'interrupted' ? 'dark' : undefined} data-status={status}>{status}</Badge>;
 }
 
 const fmtMs = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`);

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { CRON_LIST_DEBOUNCE_MS } from '../../../contracts/constants.js';
 import type { CronServiceStatus, CronStatusEvent, CronTaskState, CronTaskView } from '../../../contracts/cron.js';
 import { useRest } from '../../api/hooks.js';
-import { useSocketEvent, useSocketStatus } from '../../api/socket.js';
+import { useSocketEvent, useSocketResync, useSocketStatus } from '../../api/socket.js';
 import { cronAsk } from './api.js';
 
 const merge = (t: CronTaskView, s: CronTaskState): CronTaskView => {
@@ -49,14 +49,10 @@ export function useCronList() {
   });
 
   const socket = useSocketStatus();
-  const wasConnected = useRef(false);
-  useEffect(() => {
-    if (socket === 'connected' && wasConnected.current) {
-      reloadSoon();
-      void loadService();
-    }
-    if (socket === 'connected') wasConnected.current = true;
-  }, [socket, reloadSoon, loadService]);
+  useSocketResync(() => {
+    reloadSoon();
+    void loadService();
+  });
 
   return { list, service, setService, reloadSoon, socket };
 }

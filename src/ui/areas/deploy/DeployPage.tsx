@@ -17,6 +17,7 @@ import { useRpc } from '../../api/hooks.js';
 import { errorText } from '../../api/http.js';
 import { request } from '../../api/socket.js';
 import { ConfirmButton } from '../../kit/ConfirmButton.js';
+import { plural } from '../../kit/format.js';
 import { notify } from '../../kit/notify.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
@@ -116,7 +117,7 @@ export default function DeployPage() {
       {host && (
         <>
           <div className="small text-secondary mb-2">
-            {type === 'web_test' ? 'Test pass' : 'Deploy'} on {host.nodes.length} web server{host.nodes.length === 1 ? '' : 's'} of <b>{host.name}</b>
+            {type === 'web_test' ? 'Test pass' : 'Deploy'} on {plural(host.nodes.length, 'web server')} of <b>{host.name}</b>
           </div>
           <div className="row g-2 mb-3">
             {host.nodes.map((n) => (

@@ -15,6 +15,7 @@ import type { Envelope } from '../../../contracts/envelope.js';
 import { useRpc } from '../../api/hooks.js';
 import { errorText } from '../../api/http.js';
 import { emit, request, useSocketEvent, useSocketStatus } from '../../api/socket.js';
+import { plural } from '../../kit/format.js';
 import { useQueryParam } from '../../kit/pagination.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
@@ -128,7 +129,7 @@ export default function ServerConsolePage() {
       {open && (
         <>
           <div className="small text-secondary mb-2">
-            <code>tail -n {CONSOLE_TAIL_LINES} -F {open.path}</code> on {open.nodes.length} node{open.nodes.length === 1 ? '' : 's'}
+            <code>tail -n {CONSOLE_TAIL_LINES} -F {open.path}</code> on {plural(open.nodes.length, 'node')}
           </div>
           <div className="row g-2">
             {open.nodes.map((n) => (

@@ -4,6 +4,7 @@
  * preview of what each proxy would get (added / removed addresses) before anything changes.
  */
 import { useState } from 'react';
+import { Link } from 'react-router-dom';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
@@ -11,6 +12,7 @@ import Spinner from 'react-bootstrap/Spinner';
 import Table from 'react-bootstrap/Table';
 import type { WorkerProxyResult, WorkerStatusEvent } from '../../../contracts/firewall.js';
 import type { SyncResult } from '../../../contracts/firewall-rules.js';
+import { serverEditPath } from '../../../contracts/srv.js';
 import { useRpc } from '../../api/hooks.js';
 import { errorText } from '../../api/http.js';
 import { rpc } from '../../api/rpc.js';
@@ -41,12 +43,16 @@ function SyncTable({ r }: { r: SyncResult }) {
         {r.nodes.map((n) => (
           <tr key={n.Id} data-node={n.name} className={n.ok ? undefined : 'table-danger'}>
             <td className="fw-semibold">{n.name}</td>
-            <td>{n.ok ? <Badge bg="success">ok</Badge> : <span className="text-danger">{n.error ?? 'failed'}</span>}</td>
+            <td>{n.ok ? <Badge bg="success">ok</Badge> : <><span className="text-danger">{n.error ?? 'failed'}</span> <Link to={serverEditPath(n.Id)}>Server dialog</Link></>}</td>
             <td><AddressList list={n.added} /></td>
             <td><AddressList list={n.removed} /></td>
           </tr>
         ))}
-        {!r.nodes.length && <tr><td colSpan={4} className="text-secondary">No proxy (type 1, on) to sync.</td></tr>}
+        {!r.nodes.length && (
+          <tr><td colSpan={4} className="text-secondary" data-testid="sync-no-proxy">
+            No proxy to sync: a proxy is a server of type 1 switched on. Add one or switch one on on the <Link to="/srv/srv_map">server map</Link>.
+          </td></tr>
+        )}
       </tbody>
     </Table>
   );
@@ -113,10 +119,15 @@ function RunResults({ results, onHide }: { results: WorkerProxyResult[] | null; 
             {results.map((r) => (
               <tr key={r.Id} className={r.error ? 'table-danger' : undefined}>
                 <td>{r.name ?? `#${r.Id}`}</td><td>{r.lines}</td><td>{r.bad_lines}</td>
-                <td>{r.error ? <span className="text-danger">{r.error}</span> : r.warning ? <span className="text-warning">{r.warning}</span> : 'ok'}</td>
+                <td>{r.error ? <><span className="text-danger">{r.error}</span> <Link to={serverEditPath(r.Id)} onClick={onHide}>Server dialog</Link></> : r.warning ? <span className="text-warning">{r.warning}</span> : 'ok'}</td>
               </tr>
             ))}
-            {!results.length && <tr><td colSpan={4} className="text-secondary">No proxy reads its log (type 1, on, firewall log on).</td></tr>}
+            {!results.length && (
+              <tr><td colSpan={4} className="text-secondary" data-testid="worker-no-proxy">
+                No proxy reads its log: the worker reads servers of type 1 that are switched on with <em>Read nginx log (firewall)</em> checked
+                (read_nginx_log_firewall) and SSH credentials. Set them in the server dialog on the <Link to="/srv/srv_map" onClick={onHide}>server map</Link>.
+              </td></tr>
+            )}
           </tbody>
         </Table>
       )}

@@ -17,6 +17,7 @@ import { fmtDateTime, plural } from '../../kit/format.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { PaginatedTable, usePageParam, type Column } from '../../kit/pagination.js';
 import { useAction } from '../../kit/useAction.js';
+import { useUnsavedPrompt } from '../../kit/useUnsavedPrompt.js';
 import { AutoBans } from './AutoBans.js';
 import { FirewallControls } from './FirewallControls.js';
 import { RuleBadge, WhoisModal, banQuestion, withCount } from './shared.js';
@@ -61,6 +62,9 @@ function IpRules() {
   useEffect(() => { if (status !== undefined) setBulkStatus(String(status)); }, [status]);
   const [newIp, setNewIp] = useState('');
   const [newIpError, setNewIpError] = useState('');
+  // An address typed into 'New rule' and not yet banned or allowed asks before it is left (the filters
+  // and the tab live in the query string: only a new path counts).
+  useUnsavedPrompt(newIp.trim() !== '', { isLeaving: (from, to) => from.pathname !== to.pathname });
   const [whois, setWhois] = useState<string | null>(null);
 
   const setFilter = (patch: Record<string, string>) =>

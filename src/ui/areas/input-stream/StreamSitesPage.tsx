@@ -12,6 +12,7 @@ import { fmtDateTime, fmtNumber } from '../../kit/format.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
 import { useAction } from '../../kit/useAction.js';
+import { useUnsavedPrompt } from '../../kit/useUnsavedPrompt.js';
 import './api.js';
 
 /** /input_stream/sites (admins): the reporting sites, their tokens (shown once, on creation or rotation), activation and removal. */
@@ -20,6 +21,8 @@ export default function StreamSitesPage() {
   const { run, busy } = useAction();
   const [name, setName] = useState('');
   const [shown, setShown] = useState<StreamSiteToken | null>(null);
+  // A typed site name not yet added asks before the page is left.
+  useUnsavedPrompt(name.trim() !== '');
   const create = async (e: FormEvent) => {
     e.preventDefault();
     const r = await run(() => rpc('stream.siteSave', { name: name.trim() }), 'Insert ok!');

@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
 import Button from 'react-bootstrap/Button';
 import ProgressBar from 'react-bootstrap/ProgressBar';
 import Spinner from 'react-bootstrap/Spinner';
 import Table from 'react-bootstrap/Table';
 import { LOG_MSG, type DeployGlobalProgressEvent, type DeployNodeResult, type DeployRes } from '../../../contracts/logs.js';
-import { AGENT_NODE_TYPES } from '../../../contracts/srv.js';
+import { AGENT_NODE_TYPES, serverEditPath } from '../../../contracts/srv.js';
 import { errorText } from '../../api/http.js';
 import { rpc } from '../../api/rpc.js';
 import { useSocketEvent } from '../../api/socket.js';
@@ -96,14 +97,21 @@ export function DeployConfigsDialog({ show, onHide }: { show: boolean; onHide: (
         {phase === 'deployed' && `Deployed: ${okCount} of ${rows.length} node(s) ok.`}
       </div>
       {busy && <ProgressBar animated now={rows.length ? Math.max(10, (known / rows.length) * 100) : 100} label={`${known} / ${rows.length}`} className="mb-2" data-testid="deploy-progress" />}
-      {!busy && rows.length === 0 && phase !== 'idle' && <div className="text-secondary">No node (WEB or Node servers switched on).</div>}
+      {!busy && rows.length === 0 && phase !== 'idle' && (
+        <div className="text-secondary" data-testid="deploy-no-node">
+          No node to send the configs to: they go to WEB (type 8) and Node (type 9) servers that are switched on, through their agent.
+          Add one or switch one on on the <Link to="/srv/srv_map" onClick={onHide}>server map</Link>.
+        </div>
+      )}
       <Table size="sm" className="mb-0" data-testid="deploy-nodes">
         <tbody>
           {rows.map((r) => (
             <tr key={r.Id} data-testid={`deploy-node-${r.name}`}>
               <td className="fw-semibold text-nowrap">{r.name}</td>
               <td className="text-nowrap">{!r.result ? LOG_MSG.unknown : r.result.ok ? <span className="text-success">{LOG_MSG.ok}</span> : <span className="text-danger">error</span>}</td>
-              <td className={`small text-break ${r.result && !r.result.ok ? 'text-danger' : ''}`}>{!r.result ? LOG_MSG.unknown : r.result.ok ? summary(r.result) : r.result.error}</td>
+              <td className={`small text-break ${r.result && !r.result.ok ? 'text-danger' : ''}`}>
+                {!r.result ? LOG_MSG.unknown : r.result.ok ? summary(r.result) : <>{r.result.error} <Link to={serverEditPath(r.Id)} onClick={onHide}>Server dialog</Link></>}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -5,13 +5,13 @@ import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Nav from 'react-bootstrap/Nav';
 import Table from 'react-bootstrap/Table';
-import { NavLink } from 'react-router-dom';
+import { Link, NavLink } from 'react-router-dom';
 import {
   loadColour, MONITOR_CATS, MONITOR_QUALITIES, MONITOR_QUALITY_LABELS, MONITOR_RANGE_LABELS, MONITOR_RANGES, NULL_LOAD,
   type CollectResult, type MonitorQuality, type ServerLoadItem,
 } from '../../../contracts/monitoring.js';
 import { Role, roleAllows } from '../../../contracts/roles.js';
-import { serverTypeName } from '../../../contracts/srv.js';
+import { serverEditPath, serverTypeName, SSH_REASON_TEXT } from '../../../contracts/srv.js';
 import { useSession } from '../../api/hooks.js';
 import { rpc } from '../../api/rpc.js';
 import { AppModal } from '../../kit/AppModal.js';
@@ -119,7 +119,7 @@ export function CollectNow({ onDone }: { onDone?: () => void }) {
   const [result, setResult] = useState<CollectResult[] | null>(null);
   if (!roleAllows(session?.role, Role.admin)) return null;
   const collect = async () => {
-    const r = await run(() => rpc('monitoring.collectNow', {}), (rows) => `Collected ${plural(rows.filter((x) => x.ok).length, 'server')} of ${rows.length}`);
+    const r = await run(() => rpc('monitoring.collectNow', {}), (rows) => (rows.length ? `Collected ${rows.filter((x) => x.ok).length} of ${plural(rows.length, 'server')} switched on` : 'No server is switched on'));
     if (r) {
       setResult(r);
       onDone?.();
@@ -132,7 +132,11 @@ export function CollectNow({ onDone }: { onDone?: () => void }) {
       </Button>
       <AppModal show={result !== null} onHide={() => setResult(null)} title="Collection round"
         footer={<Button size="sm" variant="secondary" onClick={() => setResult(null)}>Close</Button>}>
-        {result && result.length === 0 && <EmptyState title="No servers" text="No server with status 1 to collect from." />}
+        {result && result.length === 0 && (
+          <EmptyState title="No servers">
+            No server is switched on (status 1): add one or switch one on on the <Link to="/srv/srv_map" onClick={() => setResult(null)}>server map</Link>.
+          </EmptyState>
+        )}
         {result && result.length > 0 && (
           <Table size="sm" className="mb-0 app-mon-collect" aria-label="Collection results">
             <thead><tr><th>Server</th><th>Result</th><th className="text-end">Load</th></tr></thead>
@@ -140,7 +144,16 @@ export function CollectNow({ onDone }: { onDone?: () => void }) {
               {result.map((r) => (
                 <tr key={r.Id} data-server={r.name}>
                   <td>{r.name}</td>
-                  <td>{r.ok ? <Badge bg="success">ok</Badge> : <><Badge bg="danger" className="me-2">error</Badge><span className="small">{r.error}</span></>}</td>
+                  <td>
+                    {r.ok ? <Badge bg="success">ok</Badge> : (
+                      <div className="small" data-testid="collect-reason" data-reason={r.reason ?? ''}>
+                        <Badge bg={r.reason === 'no_credentials' ? 'secondary' : 'danger'} className="me-2">{r.reason === 'no_credentials' ? 'not tried' : 'error'}</Badge>
+                        {r.reason ? SSH_REASON_TEXT[r.reason] : r.error}
+                        {r.reason && r.error && <div className="text-secondary text-break">{r.error}</div>}
+                        <Link to={serverEditPath(r.Id)} onClick={() => setResult(null)}>Open the server dialog</Link>
+                      </div>
+                    )}
+                  </td>
                   <td className="text-end"><LoadValue value={r.cpu_la ?? null} /></td>
                 </tr>
               ))}

@@ -3,7 +3,7 @@ import type { Balancing, ChartItem, MonitorQuality, NodeAverage, ServerLoadItem,
 import { useAsync } from '../../api/hooks.js';
 import { rest } from '../../api/rest.js';
 import { rpc } from '../../api/rpc.js';
-import { useSocketEvent, useSocketStatus } from '../../api/socket.js';
+import { useSocketEvent, useSocketResync } from '../../api/socket.js';
 import { MONITOR_REST, UPDATE_EVENT } from './api.js';
 
 /** Rounds that end together (several instances, a manual round) cause one re-read. */
@@ -28,12 +28,7 @@ export function useMonitorUpdates(reload: () => void) {
     last.current = e;
     soon();
   });
-  const socket = useSocketStatus();
-  const wasConnected = useRef(false);
-  useEffect(() => {
-    if (socket === 'connected' && wasConnected.current) soon();
-    if (socket === 'connected') wasConnected.current = true;
-  }, [socket, soon]);
+  useSocketResync(soon);
   return last;
 }
 

@@ -5,6 +5,7 @@ import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import Table from 'react-bootstrap/Table';
+import { Link } from 'react-router-dom';
 import { CONFIG_TYPES, ConfigInsertRow, ConfigUpdateRow, DOMAIN_CONFIG_TYPE, type ClusterConfigView, type ConfigRowState } from '../../../contracts/srv.js';
 import { useRpc } from '../../api/hooks.js';
 import { errorText } from '../../api/http.js';
@@ -163,7 +164,15 @@ export default function ConfigsGlobalPage() {
         </Alert>
       )}
       {!list.data && list.loading && <Loading />}
-      {list.data && visible.length === 0 && <EmptyState text="No config rows." />}
+      {list.data && visible.length === 0 && (
+        <EmptyState title={typeFilter ? `No rows of type ${typeFilter}` : 'No cluster config rows yet'}>
+          <div className="small">
+            Each row is a <code>type</code> and a <code>value</code>: <code>{DOMAIN_CONFIG_TYPE}</code> rows are the domain list, others
+            configure deploys, the firewall allowlist and more. <Button size="sm" variant="link" className="p-0 align-baseline" onClick={add}>Add row</Button> starts one;
+            Deploy configs sends them to the WEB and Node servers switched on (<Link to="/srv/srv_map">server map</Link>).
+          </div>
+        </EmptyState>
+      )}
       {visible.length > 0 && (
         <Table size="sm" className="align-middle app-cfg-table">
           <thead className="table-light">

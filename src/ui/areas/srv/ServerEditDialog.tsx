@@ -190,7 +190,7 @@ export function ServerEditDialog({ target, parents, onClose, onSaved }: ServerEd
         </Row>
 
         <fieldset className="border rounded p-2 mb-2">
-          <legend className="float-none w-auto px-1 fs-6 mb-0">SSH login</legend>
+          <legend className="float-none w-auto px-1 fs-6 mb-0">SSH access</legend>
           <Row className="g-2">
             <Col sm={6}>
               <TextField

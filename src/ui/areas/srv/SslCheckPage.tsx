@@ -7,7 +7,7 @@ import InputGroup from 'react-bootstrap/InputGroup';
 import Spinner from 'react-bootstrap/Spinner';
 import Table from 'react-bootstrap/Table';
 import { MSG } from '../../../contracts/messages.js';
-import { SSL_ALERT_DAYS, SslUpdateArgs, sslAlertHosts, type SslHostView } from '../../../contracts/srv.js';
+import { SSL_ALERT_DAYS, SSL_REASON_TEXT, SslUpdateArgs, sslAlertHosts, type SslHostView, type SslReason } from '../../../contracts/srv.js';
 import { useRpc } from '../../api/hooks.js';
 import { rpc } from '../../api/rpc.js';
 import { useSocketEvent } from '../../api/socket.js';
@@ -44,9 +44,23 @@ export function SslAlert({ rows }: { rows: SslHostView[] }) {
 
 const days = (n: number) => `${n} ${Math.abs(n) === 1 ? 'day' : 'days'}`;
 
+/** A failure as a sentence (the server's reason code), never the raw OpenSSL text. */
+const reasonText = (reason: SslReason | null, raw: string | null) => (reason ? SSL_REASON_TEXT[reason] : raw ?? '');
+
+/** The raw text of a failure behind a toggle, under its sentence. */
+function RawDetails({ raw }: { raw: string | null }) {
+  if (!raw) return null;
+  return (
+    <details className="app-ssl-raw" data-testid="ssl-raw">
+      <summary className="text-secondary">details</summary>
+      <code className="d-block text-break small">{raw}</code>
+    </details>
+  );
+}
+
 /** The notification of one check: the days left, or why it failed. */
 export function checkResultText(r: SslHostView): string {
-  if (r.error) return `${r.host}: check failed: ${r.error}`;
+  if (r.error) return `${r.host}: check failed: ${reasonText(r.error_reason, r.error)}`;
   if (r.day_last === null) return `${r.host}: checked`;
   return r.day_last < 0 ? `${r.host}: expired ${days(-r.day_last)} ago` : `${r.host}: ${days(r.day_last)} left`;
 }
@@ -59,7 +73,7 @@ function notifyCheckAll(rows: SslHostView[]) {
   const head = `Checked ${checked.length} ${checked.length === 1 ? 'host' : 'hosts'}`;
   const soonest = ok.length ? `; soonest expiry: ${ok[0].host} (${days(ok[0].day_last!)} left)` : '';
   if (!checked.length) notify.info('No host to check (every host is set to not check)');
-  else if (failed.length) notify.error(`${head}, ${failed.length} failed: ${failed.map((r) => `${r.host} (${r.error})`).join(', ')}${soonest}`);
+  else if (failed.length) notify.error(`${head}, ${failed.length} failed: ${failed.map((r) => `${r.host} (${reasonText(r.error_reason, r.error)})`).join(', ')}${soonest}`);
   else notify.success(`${head}${soonest}`);
 }
 
@@ -172,11 +186,20 @@ export default function SslCheckPage() {
                   <td className="small text-nowrap">{r.ts_check ? fmtDateTime(r.ts_check) : <span className="text-secondary">never</span>}</td>
                   <td className="small">
                     {r.error ? (
-                      <span className="text-danger" data-testid="ssl-error">Check failed: {r.error}</span>
+                      <>
+                        <span className="text-danger" data-testid="ssl-error" data-reason={r.error_reason ?? ''}>Check failed: {reasonText(r.error_reason, r.error)}</span>
+                        <RawDetails raw={r.error} />
+                      </>
                     ) : r.expires_at ? (
                       <>
                         until {fmtDateTime(r.expires_at)}{' '}
-                        {r.chain_valid ? <Badge bg="success">valid chain</Badge> : <Badge bg="warning" text="dark" title={r.chain_error ?? ''}>chain not valid: {r.chain_error}</Badge>}
+                        {r.chain_valid ? <Badge bg="success">valid chain</Badge> : (
+                          <>
+                            <Badge bg="warning" text="dark" data-testid="ssl-chain" data-reason={r.chain_reason ?? ''}>chain not valid</Badge>
+                            <div className="text-warning-emphasis" data-testid="ssl-chain-reason">{reasonText(r.chain_reason, r.chain_error)}</div>
+                            <RawDetails raw={r.chain_error} />
+                          </>
+                        )}
                       </>
                     ) : (
                       <span className="text-secondary">-</span>

@@ -5,7 +5,7 @@ import { MSG } from '../../../contracts/messages.js';
 import { useRpc } from '../../api/hooks.js';
 import { errorText } from '../../api/http.js';
 import { rpc } from '../../api/rpc.js';
-import { useSocketEvent, useSocketStatus } from '../../api/socket.js';
+import { useSocketEvent, useSocketResync } from '../../api/socket.js';
 import { notify } from '../../kit/notify.js';
 import { FW_MESSAGES } from '../../../contracts/firewall-rules.js';
 import { runSyncAndNotify } from '../firewall/sync.js';
@@ -50,12 +50,7 @@ export function useLiveReload(reload: () => void) {
     timer.current = setTimeout(() => latest.current(), LIVE_RELOAD_MS);
   }, []);
   useEffect(() => () => clearTimeout(timer.current), []);
-  const socket = useSocketStatus();
-  const wasConnected = useRef(false);
-  useEffect(() => {
-    if (socket === 'connected' && wasConnected.current) reloadSoon();
-    if (socket === 'connected') wasConnected.current = true;
-  }, [socket, reloadSoon]);
+  useSocketResync(reloadSoon);
   return reloadSoon;
 }
 
@@ -72,7 +67,11 @@ export function useServersMap() {
     void map.reload();
     void upstream.reload();
   });
+  // Per server, the newest change applied: an event that arrives late (after a newer one) is not applied over it.
+  const applied = useRef(new Map<number, number>());
   useSocketEvent('srv.changed', (e: SrvChangedEvent) => {
+    if (e.at < (applied.current.get(e.Id) ?? 0)) return;
+    applied.current.set(e.Id, e.at);
     if (e.action === 'status' && e.status !== undefined) map.setData((m) => (m ? patchMap(m, e.Id, { status: e.status }) : m));
     reloadSoon();
   });

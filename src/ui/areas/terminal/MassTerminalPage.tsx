@@ -7,6 +7,7 @@ import { SERVER_TYPE_IDS, serverTypeName } from '../../../contracts/srv.js';
 import { MASS_LINE_MAX, MASS_TYPE_NONE } from '../../../contracts/terminal.js';
 import { errorText } from '../../api/http.js';
 import { useRpc } from '../../api/hooks.js';
+import { plural } from '../../kit/format.js';
 import { notify } from '../../kit/notify.js';
 import { PageTitle } from '../../kit/PageTitle.js';
 import { EmptyState, ErrorAlert, Loading } from '../../kit/states.js';
@@ -63,7 +64,7 @@ export default function MassTerminalPage() {
     setSending(true);
     try {
       const r = await terminalApi.massWrite(openKeys, line);
-      if (r.refused.length) notify.error(`Not sent to ${r.refused.length} node(s): ${r.refused.map((x) => x.message).join('; ')}`);
+      if (r.refused.length) notify.error(`Not sent to ${plural(r.refused.length, 'node')}: ${r.refused.map((x) => x.message).join('; ')}`);
       setLine('');
     } catch (err) {
       notify.error(errorText(err));

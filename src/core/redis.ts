@@ -1,0 +1,60 @@
+import { createClient } from 'redis';
+
+/** No API call waits on Redis longer than this: a command not answered by then fails (docs/operations.md). */
+export const REDIS_COMMAND_TIMEOUT_MS = 1500;
+/** A (re)connect attempt gives up after this. */
+export const REDIS_CONNECT_TIMEOUT_MS = 2000;
+/** The longest pause between two reconnect attempts (they back off from 50 ms, with jitter). */
+export const REDIS_RECONNECT_MAX_MS = 2000;
+/** How long start-up waits for Redis before it goes on without it (it connects in the background). */
+export const REDIS_START_WAIT_MS = 2000;
+/** close() waits this long for a polite QUIT, then drops the connection. */
+const REDIS_CLOSE_MS = 1000;
+
+export type RedisClient = ReturnType<typeof createRedisClient>;
+
+/**
+ * The one way the console makes a Redis client (the socket.io adapter's and the cron coordinator's):
+ * - commands fail at once while the connection is down (`disableOfflineQueue`) and after
+ *   REDIS_COMMAND_TIMEOUT_MS when Redis does not answer, so no call hangs on an outage (a subscriber
+ *   keeps its queue: it only sends (un)subscribes, which must reach Redis once it is back);
+ * - reconnects back off from 50 ms to REDIS_RECONNECT_MAX_MS with jitter, forever, with a connect
+ *   time-out and a PING every 5 s that notices a dead connection nobody writes to;
+ * - RESP2, the protocol the socket.io Redis adapter speaks (node-redis 6 defaults to RESP3).
+ * Callers add their 'error' listener before connecting (RedisWatch does, logging once per outage).
+ */
+export function createRedisClient(url: string, opts: { subscriber?: boolean } = {}) {
+  return createClient({
+    url,
+    RESP: 2,
+    disableOfflineQueue: !opts.subscriber,
+    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
+    pingInterval: 5000,
+    socket: {
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), REDIS_RECONNECT_MAX_MS) + Math.floor(Math.random() * 100),
+    },
+  });
+}
+
+/** Connects, waiting at most REDIS_START_WAIT_MS: without Redis the instance starts anyway and the client keeps trying. */
+export async function connectRedis(...clients: RedisClient[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(clients.map((c) => c.connect().catch(() => undefined))),
+    new Promise((r) => { timer = setTimeout(r, REDIS_START_WAIT_MS); }),
+  ]);
+  clearTimeout(timer);
+}
+
+/** Closes politely when Redis answers, else drops the connection: never more than about a second, whatever Redis does. */
+export async function closeRedis(...clients: RedisClient[]): Promise<void> {
+  await Promise.all(clients.map(async (c) => {
+    if (!c.isOpen) return;
+    let timer: NodeJS.Timeout | undefined;
+    const polite = c.isReady ? c.close().catch(() => undefined) : Promise.resolve();
+    await Promise.race([polite, new Promise((r) => { timer = setTimeout(r, REDIS_CLOSE_MS); })]);
+    clearTimeout(timer);
+    if (c.isOpen) c.destroy();
+  }));
+}

@@ -1,0 +1,190 @@
+/**
+ * Unsaved edits (issue 18, "What a new user tripped over"): every edit screen asks before an edit is
+ * lost. The list of screens comes from the route table (src/ui/app/routes.tsx): each route is either an
+ * edit screen below (how to open it and which field to change) or named in NO_EDIT with the reason, so
+ * a new route fails here until someone says which it is. For each edit screen, in a real Chromium
+ * against the real app: change a field, click a left-menu item; the confirm box (UNSAVED_MESSAGE)
+ * appears, Cancel keeps the page with the edit, OK leaves. Dialog screens also ask on Escape.
+ */
+/// <reference lib="dom" />
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { Browser, Locator, Page } from 'playwright-core';
+import type { DataSource } from 'typeorm';
+import { ADMIN, startApp, type TestApp } from '../helpers/app.js';
+import { expectNoPageErrors, launchBrowser, pathOf, signedInPage } from '../helpers/browser.js';
+import { uiRoutes } from '../helpers/ui-routes.js';
+
+const T = 120_000;
+/** UNSAVED_MESSAGE of src/ui/kit/useUnsavedPrompt.ts (a DOM module: not importable here). */
+const UNSAVED_MESSAGE = 'You have unsaved changes. Leave without saving?';
+let t: TestApp;
+let browser: Browser;
+const pages: Page[] = [];
+const ids: Record<string, number> = {};
+
+interface EditScreen {
+  /** The URL opened (params filled). */
+  url: string | (() => string);
+  /** Opens the form when it is a dialog (the menu is then behind the backdrop: the click is dispatched to the link). */
+  open?: (p: Page) => Promise<void>;
+  /** The field changed. */
+  field: (p: Page) => Locator;
+  /** A text typed, or `check` for a checkbox / radio. */
+  value: string | 'check';
+}
+
+/** Every edit screen of the route table, by route path. */
+const EDIT: Record<string, EditScreen> = {
+  '/users': {
+    url: '/users',
+    open: async (p) => { await p.getByRole('button', { name: 'Rename' }).first().click(); },
+    field: (p) => p.getByRole('dialog').locator('input[name="name"]'),
+    value: 'Renamed admin',
+  },
+  '/srv/srv_map': {
+    url: '/srv/srv_map',
+    open: async (p) => { await p.getByRole('button', { name: 'Add server', exact: true }).click(); },
+    field: (p) => p.getByRole('dialog').locator('input[name="name"]'),
+    value: 'web-new',
+  },
+  '/srv/srv_map/:Id': {
+    url: () => `/srv/srv_map/${ids.server}`,
+    open: async (p) => { await p.getByRole('dialog').getByRole('button', { name: 'Edit' }).click(); },
+    field: (p) => p.getByRole('dialog').locator('input[name="name"]'),
+    value: 'web1-renamed',
+  },
+  '/srv/configs_global': { url: '/srv/configs_global', field: (p) => p.getByLabel(`value ${ids.config}`), value: 'example.org' },
+  '/cfg/app_cron/add': { url: '/cfg/app_cron/add', field: (p) => p.locator('input[name="name"]'), value: 'New job' },
+  '/cfg/app_cron/edit/:Id': { url: () => `/cfg/app_cron/edit/${ids.cron}`, field: (p) => p.locator('input[name="name"]'), value: 'Nightly (edited)' },
+  '/firewall/iptables_rules': { url: '/firewall/iptables_rules', field: (p) => p.locator('#rules-new'), value: '203.0.113.7' },
+  '/firewall/iptables_block_list': {
+    url: '/firewall/iptables_block_list',
+    open: async (p) => { await p.getByRole('button', { name: 'Add', exact: true }).click(); },
+    field: (p) => p.getByRole('dialog').locator('textarea[name="value"]'),
+    value: '198.51.100.1',
+  },
+  '/book/edit/open/:Id_book': { url: '/book/edit/open/6001-1', field: (p) => p.locator('input[name="book_title"]'), value: 'Зелёный маяк (правка)' },
+  '/book/block': { url: '/book/block', field: (p) => p.locator('textarea[name="mail_body"]'), value: 'https://books.example/read/6001' },
+  '/book/block_git': { url: '/book/block_git', field: (p) => p.locator('textarea[name="mail_body"]'), value: 'https://books.example/book/6001' },
+  '/book/categories/edit/:Id_edit': { url: '/book/categories/edit/1', field: (p) => p.locator('input[name="cat_title"]'), value: 'Фэнтези (правка)' },
+  '/input_stream/sites': { url: '/input_stream/sites', field: (p) => p.getByLabel('Site name'), value: 'books.example' },
+  '/author/marge': {
+    url: '/author/marge',
+    field: (p) => p.locator('.app-author-card[data-author="1"] .app-author-cand[data-cand="2"]').getByLabel('Yes'),
+    value: 'check',
+  },
+  '/content/authors': { url: '/content/authors', field: (p) => p.getByLabel('a_fio 3'), value: 'Чехов Антон Павлович' },
+};
+
+/** Routes without an edit form, and why (filters, commands and live views keep nothing to lose). */
+const NO_EDIT: Record<string, string> = {
+  '/': 'home',
+  '/auth': 'sign-in form (public)',
+  '/register': 'sign-up form (public, no session)',
+  '/logout': 'logout',
+  '/kit': 'component demo',
+  '/audit': 'filters in the URL',
+  '/srv/ssl_check': 'a check list, each row saved on its own',
+  '/cfg/app_cron': 'list (switches save at once)',
+  '/firewall': 'filters in the URL',
+  '/firewall/processing_logs': 'filters',
+  '/firewall/train_data': 'marks save at once',
+  '/monitor': 'charts', '/monitor/:cat': 'charts', '/monitor2': 'charts', '/monitor2/:cat': 'charts',
+  '/srv/terminal': 'live terminals', '/srv/MassTerminal': 'live terminals (commands are sent, not saved)',
+  '/srv/terminal/recordings': 'list', '/srv/terminal/recordings/:Id': 'replay',
+  '/srv/deploy': 'commands (run once, deploy)', '/srv/deploy/:type': 'commands', '/srv/console': 'live console',
+  '/logs': 'filters', '/logs/open': 'log view', '/logs/apps': 'filters',
+  '/book/list': 'filters in the URL',
+  '/book/edit': 'asks for a book id (no edit yet)',
+  '/book/categories': 'filter',
+  '/book_cat': 'filter', '/book_cat/:Id_cat': 'read-only',
+  '/input_stream': 'charts', '/input_stream/cat': 'filters', '/input_stream/items': 'filters', '/input_stream/cat/:id': 'charts',
+};
+
+beforeAll(async () => {
+  t = await startApp({ CRON_ENABLED: '0' });
+  const admin = (await t.session(1)).hash;
+  const ds = t.app.get<DataSource>(getDataSourceToken());
+  await ds.query("INSERT INTO authors (Id_author, a_fio) VALUES (1, 'Толстой Лев Николаевич'), (2, 'Л. Н. Толстой'), (3, 'Антон Чехов')");
+  await ds.query("INSERT INTO books (Id_book, book_title, book_owner) VALUES (101, 'Война и мир', 1), (201, 'Анна Каренина', 2), (301, 'Вишнёвый сад', 3)");
+  await ds.query("INSERT INTO book_cats (Id_cat, cat_title) VALUES (1, 'Фэнтези')");
+  await t.ok(admin, 'content.import', { entity: 'books', rows: [{ Id_book: 6001, book_title: 'Зелёный маяк', book_pages: 2, book_owner: 3 }] });
+  await t.ok(admin, 'content.import', { entity: 'pages', rows: [{ bid: 6001, num: 1, body: 'Первая страница' }, { bid: 6001, num: 2, body: 'Вторая страница' }] });
+  ids.server = (await t.ok(admin, 'srv.save_server', { name: 'web1', type: 0, ip: '192.0.2.10' })).Id;
+  ids.config = (await t.ok(admin, 'cfg.insertConfigsBatch', [{ type: 'domain', value: 'example.com' }])).list[0].Id;
+  ids.cron = (await t.ok(admin, 'cfg.saveAppCron', { name: 'Nightly', cmd: 'path=cfg|method=getDomains', suspended: 1 })).Id;
+  browser = await launchBrowser();
+}, T);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+afterEach(() => expectNoPageErrors(pages));
+
+test('every route of the route table is either an edit screen here or named as one without edits', () => {
+  const paths = uiRoutes().map((r) => r.path);
+  const unknown = paths.filter((p) => !(p in EDIT) && !(p in NO_EDIT));
+  expect(unknown).toEqual([]);
+  const stale = [...Object.keys(EDIT), ...Object.keys(NO_EDIT)].filter((p) => !paths.includes(p));
+  expect(stale).toEqual([]);
+});
+
+/** The next browser dialog: its message, answered with OK (accept) or Cancel. */
+function nextDialog(page: Page, accept: boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no confirm box within 10 s')), 10_000);
+    page.once('dialog', (d) => {
+      clearTimeout(timer);
+      const msg = d.message();
+      void (accept ? d.accept() : d.dismiss()).then(() => resolve(msg));
+    });
+  });
+}
+
+async function changed(s: EditScreen, page: Page): Promise<boolean> {
+  const f = s.field(page);
+  return s.value === 'check' ? f.isChecked() : (await f.inputValue()) === s.value;
+}
+
+test.each(Object.keys(EDIT))('%s: a changed field asks before a menu click leaves it; Cancel keeps the edit, OK leaves', async (route) => {
+  const s = EDIT[route];
+  const url = typeof s.url === 'function' ? s.url() : s.url;
+  const page = await signedInPage(browser, pages, t.url, url, ADMIN);
+  await page.locator('.app-sidebar a[href="/audit"]').waitFor();
+  if (s.open) await s.open(page);
+  const f = s.field(page);
+  await f.waitFor();
+  if (s.value === 'check') await f.check();
+  else await f.fill(s.value);
+  const at = pathOf(page);
+
+  // A menu click. Behind a dialog's backdrop the link cannot be clicked with the mouse: the click event
+  // is dispatched to it (what the router sees is the same).
+  const menu = page.locator('.app-sidebar a[href="/audit"]');
+  let asked = nextDialog(page, false);
+  if (s.open) await menu.dispatchEvent('click');
+  else await menu.click();
+  expect(await asked).toBe(UNSAVED_MESSAGE);
+  // Cancel: still here, the edit kept.
+  await page.waitForTimeout(100);
+  expect(pathOf(page)).toBe(at);
+  expect(await changed(s, page)).toBe(true);
+
+  if (s.open) {
+    // Closing the dialog with the edit asks too; Cancel keeps it open with the edit.
+    asked = nextDialog(page, false);
+    await page.keyboard.press('Escape');
+    expect(await asked).toBe(UNSAVED_MESSAGE);
+    await page.waitForTimeout(100);
+    expect(await s.field(page).isVisible()).toBe(true);
+    expect(await changed(s, page)).toBe(true);
+  }
+
+  // OK leaves.
+  asked = nextDialog(page, true);
+  if (s.open) await menu.dispatchEvent('click');
+  else await menu.click();
+  expect(await asked).toBe(UNSAVED_MESSAGE);
+  await page.waitForURL((u) => u.pathname === '/audit');
+  await page.close();
+}, T);
