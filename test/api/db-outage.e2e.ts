@@ -34,7 +34,8 @@ afterAll(async () => {
   // The server and its directory go even when a test failed or closing the app fails or hangs; the app
   // first (its pool ends quietly).
   try {
-    await Promise.race([t?.close(), sleep(20_000)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([t?.close(), new Promise((r) => { timer = setTimeout(r, 20_000); })]).finally(() => clearTimeout(timer));
   } finally {
     await db?.remove();
   }

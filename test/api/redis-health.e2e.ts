@@ -48,7 +48,8 @@ beforeAll(async () => {
 afterAll(async () => {
   // The server goes even when closing the app fails or hangs.
   try {
-    await Promise.race([t?.close(), sleep(20_000)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([t?.close(), new Promise((r) => { timer = setTimeout(r, 20_000); })]).finally(() => clearTimeout(timer));
   } finally {
     await killRedis();
   }

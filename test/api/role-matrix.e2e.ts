@@ -100,9 +100,12 @@ test('every socket message: refused below its role', async () => {
     for (const m of messages) {
       if (m.role === undefined || roleAllows(role, m.role)) continue;
       const refused = new Promise<string>((resolve) => s.once('exception', (e: { message: string }) => resolve(e.message)));
-      s.emit(m.message, { __probe: true });
+      // The refusal is the 'exception' event and, for a message sent with an acknowledgement, its 403 envelope.
+      const acked = new Promise<unknown>((resolve) => s.emit(m.message, { __probe: true }, resolve));
       const msg = await Promise.race([refused, new Promise<string>((r) => setTimeout(() => r('no refusal'), 2000))]);
       if (!/Forbidden/.test(msg)) problems.push(`${m.message}: role ${role} (needs ${m.role}) got '${msg}'`);
+      const ack = await Promise.race([acked, new Promise((r) => setTimeout(() => r('no answer'), 2000))]);
+      if ((ack as { code?: number }).code !== 403) problems.push(`${m.message}: role ${role} (needs ${m.role}) was answered ${JSON.stringify(ack)}`);
     }
     s.close();
   }

@@ -75,6 +75,13 @@ export default function ServerConsolePage() {
     if (e.key !== keyRef.current) return;
     setPanels((p) => ({ ...p, [e.node]: { text: p[e.node]?.text ?? '', state: e.state, error: e.error } }));
   }, []));
+  // The server ended the console (e.g. this operator's role no longer allows it): say why; Reopen tries again.
+  const [ended, setEnded] = useState<string | null>(null);
+  useSocketEvent('server_console.end', useCallback((e: { key: string; reason: string }) => {
+    if (e.key !== keyRef.current) return;
+    keyRef.current = null;
+    setEnded(e.reason);
+  }, []));
 
   // One console at a time: opened for the chosen app, closed when the app changes or the page goes.
   useEffect(() => {
@@ -83,6 +90,7 @@ export default function ServerConsolePage() {
     setOpen(null);
     setPanels({});
     setError(null);
+    setEnded(null);
     setOpening(true);
     request<Envelope<ConsoleOpenResult>>('server_console.write', { app })
       .then((env) => {
@@ -125,6 +133,7 @@ export default function ServerConsolePage() {
       )}
       {error ? <ErrorAlert error={error} onRetry={() => setAttempt((n) => n + 1)} /> : null}
       {opening && <Loading text="Opening…" />}
+      {ended && <ErrorAlert error={`The console ended: ${ended}`} onRetry={() => setAttempt((n) => n + 1)} />}
       {lost && <ErrorAlert error="The connection was lost: the tails stopped. Reopen to start again." onRetry={() => setAttempt((n) => n + 1)} />}
       {open && (
         <>
