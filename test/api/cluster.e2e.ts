@@ -8,9 +8,9 @@
  * of each run; a proxy switched to 'reset' resets open and new connections, 'blackhole' holds them, and
  * 'forward' passes bytes again. The fault cases themselves are other files.
  *
- * Runs in both API passes, always on MariaDB (a fresh database on TEST_DATABASE_URL's server, else on
- * the machine's 127.0.0.1:3306): the harness does not offer SQLite (see its header), and a single-file
- * run needs no extra setting. The whole file took 20-27 s on the shared 2-core machine with dist/ built;
+ * Always on MariaDB (a fresh database on TEST_DATABASE_URL's server): the harness does not offer SQLite
+ * (see its header), so it runs in the MariaDB pass of the API suite only (test/helpers/passes.ts; a
+ * single-file run needs TEST_DATABASE_URL). The whole file took 20-27 s on the shared 2-core machine with dist/ built;
  * the first run after a change under src/ builds first (`npm run build:server`, another 25-45 s).
  */
 import { jest } from '@jest/globals';
@@ -22,6 +22,7 @@ import type { CronRunView } from '../../src/contracts/cron.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
 import { startCluster, type Cluster } from '../helpers/cluster.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { onlyIn } from '../helpers/passes.js';
 
 jest.setTimeout(60_000);
 
@@ -46,7 +47,7 @@ afterAll(async () => {
   await new Promise((r) => peer.close(r));
 });
 
-test('calls through nginx alternate between the two instances', async () => {
+onlyIn('mariadb')('calls through nginx alternate between the two instances', async () => {
   const via: Array<number | null> = [];
   for (let k = 0; k < 20; k++) {
     const r = await c.rpc(hash, 'cron.getServiceStatus');
@@ -61,7 +62,7 @@ test('calls through nginx alternate between the two instances', async () => {
   expect((await c.rest(null, 'GET', '/health')).status).toBe(200);
 });
 
-test('a server saved through instance 0 reaches a socket on instance 1 and one through nginx as srv.changed', async () => {
+onlyIn('mariadb')('a server saved through instance 0 reaches a socket on instance 1 and one through nginx as srv.changed', async () => {
   const s1 = await c.socket(hash, 1);
   const sn = await c.socket(hash, 'nginx');
   const { Id } = await c.ok<{ Id: number }>(hash, 'srv.save_server', { name: 'cluster-smoke', type: 0 }, { via: 0 });
@@ -71,7 +72,7 @@ test('a server saved through instance 0 reaches a socket on instance 1 and one t
   sn.close();
 });
 
-test('a task every second runs once a second across both instances; cron.getRuns names the instance', async () => {
+onlyIn('mariadb')('a task every second runs once a second across both instances; cron.getRuns names the instance', async () => {
   expect(c.cronInstance(0)).toEqual(expect.any(String));
   expect(c.cronInstance(1)).toEqual(expect.any(String));
   expect(c.cronInstance(0)).not.toBe(c.cronInstance(1));
@@ -106,7 +107,7 @@ function ping(port: number, ms = 1000, during?: () => void): Promise<string> {
   });
 }
 
-test("one instance's Redis proxy switches to reset, blackhole and back to forward; the other's is untouched", async () => {
+onlyIn('mariadb')("one instance's Redis proxy switches to reset, blackhole and back to forward; the other's is untouched", async () => {
   const p0 = c.proxy(0);
   const p1 = c.proxy(1);
   expect(await ping(p0.port)).toBe('+PONG');
@@ -131,7 +132,7 @@ test("one instance's Redis proxy switches to reset, blackhole and back to forwar
   expect(await ping(p0.port)).toBe('+PONG');
 });
 
-test('an instance is killed and restarted on its port; Redis is killed and started again on its port', async () => {
+onlyIn('mariadb')('an instance is killed and restarted on its port; Redis is killed and started again on its port', async () => {
   const before = c.cronInstance(1);
   expect(await c.kill(1, 'SIGKILL')).toEqual(expect.any(Number));
   expect(c.alive(1)).toBe(false);

@@ -5,14 +5,15 @@
  * REST, health) with no stack; the log has ONE warning for the outage and one info line when it is
  * back; afterwards every acknowledged write is there.
  *
- * It owns its database, so it runs the same in both passes of the API suite (TEST_DATABASE_URL is not
- * used: DATABASE_URL points the app at the test's own server).
+ * It owns its database (DATABASE_URL points the app at the test's own server, TEST_DATABASE_URL is not
+ * used), so it runs in one pass of the API suite only (the SQLite pass: test/helpers/passes.ts).
  */
 import type { Envelope } from '../../src/contracts/envelope.js';
 import { JsonLogger } from '../../src/core/logger.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { startOwnMariaDb, type OwnMariaDb } from '../helpers/own-mariadb.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { onlyIn } from '../helpers/passes.js';
 
 interface LogLine { level: number; msg?: string; context?: string; stack?: string }
 
@@ -43,7 +44,7 @@ afterAll(async () => {
 
 const unreachable = /database unreachable/i;
 
-test('killing the database under writes: 503 db during the outage, one warning, recovery, nothing acknowledged lost', async () => {
+onlyIn('sqlite')('killing the database under writes: 503 db during the outage, one warning, recovery, nothing acknowledged lost', async () => {
   const app = t!;
   const admin = (await app.session(1)).hash;
   const acked = new Map<number, string>();

@@ -11,6 +11,7 @@ import { io, type Socket } from 'socket.io-client';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { startTestAgent, type TestAgent } from '../helpers/agents.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { onlyIn } from '../helpers/passes.js';
 
 const KEY = 'follow-cluster-key-0123456789';
 let t: TestApp;
@@ -27,7 +28,7 @@ afterAll(async () => {
   await agent?.close();
 });
 
-test('a line appended 31 s after the follow started arrives (3x the 10 s time-out); the agent going away ends it clearly', async () => {
+onlyIn('sqlite')('a line appended 31 s after the follow started arrives (3x the 10 s time-out); the agent going away ends it clearly', async () => {
   expect(t.cfg.nodeAgent.timeoutMs).toBe(10_000);
   const admin = (await t.session(1)).hash;
   const { Id } = await t.ok<{ Id: number }>(admin, 'srv.save_server', { name: 'node1', type: 9, agent_url: agent!.url, cluster_key: KEY });

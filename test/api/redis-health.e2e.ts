@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { JsonLogger } from '../../src/core/logger.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { onlyIn } from '../helpers/passes.js';
 
 interface LogLine { level: number; msg?: string; context?: string }
 
@@ -58,7 +59,7 @@ afterAll(async () => {
 const health = async () => (await t!.rest<any>(null, 'GET', '/health'));
 const redisLines = (from: number, level: number, re: RegExp) => lines.slice(from).filter((l) => l.context === 'Redis' && l.level === level && re.test(l.msg ?? ''));
 
-test('health: redis up, then down (200, degraded) with one warning for the outage, then up again with one info line', async () => {
+onlyIn('sqlite')('health: redis up, then down (200, degraded) with one warning for the outage, then up again with one info line', async () => {
   expect(await health()).toEqual({ status: 200, body: { status: 'ok', result: expect.objectContaining({ db: 'up', redis: 'up', degraded: false }) } });
   const from = lines.length;
 
