@@ -409,6 +409,7 @@ test('a network failure says that the console cannot be reached (request aborted
   await page.locator('.app-notify', { hasText: MSG.unreachable }).first().waitFor();
   expect(await page.locator('.app-notify', { hasText: 'Failed to fetch' }).count()).toBe(0);
   await dialog.getByLabel('Name').waitFor(); // the dialog stays, with what was typed
+  page.once('dialog', (d) => void d.accept()); // closing it with the unsaved name asks first (useUnsavedPrompt)
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
   // A list that cannot load says the same in its alert.

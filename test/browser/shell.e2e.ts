@@ -211,3 +211,18 @@ test('README says that a self-registered account waits for an admin to activate 
   expect(readme).toMatch(/\/register/);
   expect(readme).toMatch(/self-registered account is created \*\*inactive\*\*[^]*?until an admin switches it active/);
 });
+
+test.each([
+  ['role 10', EDITOR, 10],
+  ['role 100', VIEWER, 100],
+] as const)('%s: no route the role may open answers Forbidden (the route table\'s roles are not weaker than the server\'s)', async (_, who, role) => {
+  const page = await signedInPage(browser, pages, t.url, '/', who);
+  const open = uiRoutes().filter((r) => !r.public && (r.role === undefined || r.role >= role) && r.path !== '/logout');
+  const forbidden: string[] = [];
+  for (const r of open) {
+    await page.goto(t.url + concretePath(r.path));
+    await page.waitForLoadState('networkidle');
+    if (await page.getByText(MSG.forbidden).count()) forbidden.push(r.path);
+  }
+  expect(forbidden).toEqual([]);
+}, T);
