@@ -16,3 +16,5 @@ export { UNSAVED_MESSAGE, useUnsavedPrompt, type UnsavedPrompt, type UnsavedProm
 export { MOBILE_QUERY, useIsMobile, useMediaQuery } from './media.js';
 export { APP_NAME, APP_SHORT } from './brand.js';
 export { fmtDateTime, fmtNumber, fmtSize, plural } from './format.js';
+export { RichText, type RichTextProps } from './RichText.js';
+export { SortableList, type SortableListProps } from './SortableList.js';
