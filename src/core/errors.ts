@@ -29,7 +29,6 @@ export class AppError extends Error {
  * before any method runs); well-formed input that is refused, by its shape or by the state it meets,
  * is 422 `rules` naming the field (`invalid`, or a schema's `fromZod`).
  */
-export const badRequest = (message: string, fields?: Record<string, string>) => new AppError(400, message, 'rules', fields);
 /** Well-formed input refused (by a rule or the state it meets): 422 `rules`, naming the field when there is one. */
 export const invalid = (message: string, fields?: Record<string, string>) => new AppError(422, message, 'rules', fields);
 export const notFound = (message: string) => new AppError(404, message, 'empty');
