@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 
-/** No API call waits on Redis longer than this: a command not answered by then fails (docs/operations.md). */
+/** No API call waits on Redis longer than this: a command not answered by then fails (docs/operations.md), also on a connection that takes bytes and never answers. */
 export const REDIS_COMMAND_TIMEOUT_MS = 1500;
 /** A (re)connect attempt gives up after this. */
 export const REDIS_CONNECT_TIMEOUT_MS = 2000;
@@ -24,7 +24,7 @@ export type RedisClient = ReturnType<typeof createRedisClient>;
  * Callers add their 'error' listener before connecting (RedisWatch does, logging once per outage).
  */
 export function createRedisClient(url: string, opts: { subscriber?: boolean } = {}) {
-  return createClient({
+  const client = createClient({
     url,
     RESP: 2,
     disableOfflineQueue: !opts.subscriber,
@@ -35,6 +35,28 @@ export function createRedisClient(url: string, opts: { subscriber?: boolean } = 
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), REDIS_RECONNECT_MAX_MS) + Math.floor(Math.random() * 100),
     },
   });
+  // node-redis's `timeout` only bounds the wait before a command is written: once written to a
+  // connection that takes bytes but never answers (a partition, a stopped Redis, a proxy holding the
+  // connection) the command waited forever (issue 26: SIGTERM hung on a DEL). Every command (the PING
+  // of pingInterval too) now fails after REDIS_COMMAND_TIMEOUT_MS whatever the connection does; a reply
+  // arriving later still pops its own place in the queue, so later replies stay matched.
+  // On the instance behind the returned object (`_self`): the command methods send through it.
+  type Sender = { sendCommand: (...args: unknown[]) => Promise<unknown> };
+  const c = (client as unknown as { _self?: Sender })._self ?? (client as unknown as Sender);
+  const send = c.sendCommand;
+  c.sendCommand = function (this: unknown, ...args: unknown[]) {
+    return replyWithin(send.apply(this, args), REDIS_COMMAND_TIMEOUT_MS);
+  };
+  return client;
+}
+
+function replyWithin<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_r, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  p.catch(() => undefined);
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** Connects, waiting at most REDIS_START_WAIT_MS: without Redis the instance starts anyway and the client keeps trying. */

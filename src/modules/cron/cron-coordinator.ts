@@ -65,7 +65,8 @@ const MARK_REFRESH_MS = 600_000;
  *   publish that failed (Redis down) is replaced by a reload sent once Redis is back, and an instance
  *   whose subscriber was away reloads itself (it may have missed one).
  * Every command fails at once while Redis is down, or after REDIS_COMMAND_TIMEOUT_MS (core/redis.ts):
- * the engine then decides the tick with the database lease (cron-engine.ts). `ns` is a random name
+ * the engine then leaves the tick to an instance that reaches Redis, or (when none does) decides it
+ * with the database lease (cron-engine.ts). `ns` is a random name
  * stored in the database, so instances sharing a database share their locks and separate databases
  * (test runs) never meet on one Redis.
  */
@@ -79,6 +80,7 @@ export class CronCoordinator {
   private ns = '';
   private reloadOwed = false;
   private subWasDown = false;
+  private onBeat?: () => void;
 
   get distributed(): boolean {
     return !!this.client;
@@ -92,9 +94,11 @@ export class CronCoordinator {
   /**
    * Connects (waiting at most a couple of seconds: without Redis the instance starts and keeps trying).
    * `onControl` gets the other instances' messages; `onResync` is called when the subscriber is back
-   * after an outage (messages may have been missed).
+   * after an outage (messages may have been missed); `onBeat` after each heartbeat Redis took (this
+   * instance reaches Redis: the engine says so in the database, see CronEngine.beacon).
    */
-  async start(redisUrl: string | undefined, ns: string, onControl: (m: CronControl) => void, onResync: () => void): Promise<void> {
+  async start(redisUrl: string | undefined, ns: string, onControl: (m: CronControl) => void, onResync: () => void, onBeat?: () => void): Promise<void> {
+    this.onBeat = onBeat;
     this.ns = `cron:${ns}`;
     if (!redisUrl) return;
     const client = createRedisClient(redisUrl);
@@ -103,6 +107,7 @@ export class CronCoordinator {
     this.watch.watch(client, sub);
     client.on('ready', () => {
       if (this.reloadOwed) void this.publish({ type: 'reload' });
+      if (this.beat) void this.heartbeat(); // say at once that this instance reaches Redis again
     });
     sub.on('error', () => { this.subWasDown = true; });
     sub.on('ready', () => {
@@ -129,7 +134,8 @@ export class CronCoordinator {
   }
 
   private async heartbeat() {
-    await this.client?.set(this.aliveKey(this.instance), String(Date.now()), { expiration: { type: 'PX', value: ALIVE_MS } }).catch(() => undefined);
+    const ok = await this.client?.set(this.aliveKey(this.instance), String(Date.now()), { expiration: { type: 'PX', value: ALIVE_MS } }).then(() => true, () => false);
+    if (ok) this.onBeat?.();
   }
 
   /** True when this instance runs the tick of `Id` scheduled at `scheduledMs` (always true without Redis). Throws when Redis does not answer. */

@@ -55,6 +55,18 @@ const EMIT_MS = 50;
 const OWNER_CACHE_MS = 1000;
 /** While Redis is down, the instance that runs a task's ticks holds its database lease this long past each tick (another takes over after). */
 const FALLBACK_LEASE_MS = 5000;
+/**
+ * While an instance that schedules reaches Redis it holds this database lease, renewed at each
+ * heartbeat (one instance holds it, another takes it over once it lapses). An instance cut off from
+ * Redis alone then leaves the ticks to the others, which claim them in Redis: without this it would run
+ * every tick on the database lease while they run it too (issue 26, a flapping connection).
+ */
+const REDIS_BEACON = 'cron.redis';
+const BEACON_MS = ALIVE_MS;
+/** After the beacon lapsed, this much longer (a heartbeat and a query) before the database lease decides: an instance that reaches Redis would have taken it over. */
+const BEACON_GRACE_MS = 1500;
+/** A cut-off instance reads the beacon at most this often (one query for every task ticking at once). */
+const BEACON_READ_MS = 300;
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 /**
@@ -78,6 +90,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   private emitTimer?: ReturnType<typeof setTimeout>;
   private reloading: Promise<void> = Promise.resolve();
   private readonly owners = new Map<number, { until: number; user: Promise<UserEntity | null> }>();
+  private beaconRead?: { at: number; row: Promise<{ owner: string; until: number } | null> };
 
   constructor(
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
@@ -101,6 +114,8 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     await this.coordinator.start(this.cfg.redisUrl, ns, (m) => this.onControl(m), () => {
       // Back after an outage: a reload or switch may have been missed meanwhile.
       void this.reload(false).catch((err) => this.log.error(`reload: ${(err as Error).message}`));
+    }, () => {
+      if (this.active && this.cfg.cronEnabled) void this.leases.acquire(REDIS_BEACON, BEACON_MS).catch(() => undefined);
     });
     for (const r of await this.history.lastRuns()) {
       this.last.set(r.task_id, { start: r.started, end: r.ended, status: r.status as CronRunStatus, message: r.message, duration: r.duration_ms });
@@ -245,16 +260,38 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       if (!(await this.coordinator.claimTick(Id, scheduled))) return; // another instance runs this tick
     } catch (err) {
-      // Redis does not answer: the database decides (one instance holds the task's lease and runs its ticks).
-      const held = await this.fallbackLease(Id).catch((e: Error) => e);
+      // Redis does not answer here. Another instance that reaches it runs the tick (it holds the beacon);
+      // when none does, the database decides (one instance holds the task's lease and runs its ticks).
+      const reason = `Redis is unreachable (${(err as Error).message})`;
+      const b = await this.beacon().catch((e: Error) => e);
+      const now = Date.now();
+      if (b && !(b instanceof Error) && b.owner !== this.leases.owner && b.until > now) return;
+      const held = b instanceof Error ? b : await this.fallbackLease(Id).catch((e: Error) => e);
       if (held instanceof Error) {
-        this.skip(Id, new Date(scheduled), `Not run: Redis is unreachable (${(err as Error).message}) and the database lease failed (${held.message})`);
+        this.skip(Id, new Date(scheduled), `Not run: ${reason} and the database lease failed (${held.message})`);
         return;
       }
       if (!held) return; // another instance holds this task during the outage
+      if (b && !(b instanceof Error) && b.until + BEACON_GRACE_MS > now) {
+        // Our own beacon, or one that just lapsed: an instance that still reaches Redis may take it over.
+        this.skip(Id, new Date(scheduled), `Not run here: ${reason}; an instance that reaches Redis runs it if one does (the database lease decides once none is seen for ${(BEACON_MS + BEACON_GRACE_MS) / 1000} s)`);
+        return;
+      }
       viaLease = true;
     }
     await this.start(e.task, 'tick', new Date(scheduled), null, viaLease).catch((err) => this.log.error(`task ${Id}: ${(err as Error).message}`));
+  }
+
+  /** The beacon's row (who reaches Redis, until when), read at most every BEACON_READ_MS; null when never written. */
+  private beacon(): Promise<{ owner: string; until: number } | null> {
+    const now = Date.now();
+    if (!this.beaconRead || now - this.beaconRead.at > BEACON_READ_MS) {
+      const row = this.settings.manager.query('SELECT owner, until FROM leases WHERE name = ?', [REDIS_BEACON])
+        .then((rows: Array<{ owner: string; until: number | string }>) => (rows[0] ? { owner: String(rows[0].owner), until: Number(rows[0].until) } : null));
+      row.catch(() => undefined);
+      this.beaconRead = { at: now, row };
+    }
+    return this.beaconRead.row;
   }
 
   /** The fallback coordinator while Redis is down: a database lease per task, kept by the instance that runs its ticks. */
