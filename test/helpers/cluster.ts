@@ -41,7 +41,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runInThisContext } from 'node:vm';
 import { createConnection } from 'mysql2/promise';
@@ -56,7 +56,9 @@ import { sleep, waitFor } from './wait.js';
 export const NGINX_PATH = '/usr/sbin/nginx';
 export const REDIS_SERVER = 'redis-server';
 export const CLUSTER_ADMIN = { login: 'admin', password: 'admin-password-1' };
-const ROOT = resolve(import.meta.dirname, '..', '..');
+// The project root from test/helpers (under jest) or from dist/test/helpers (compiled, as the benches run it).
+const up = resolve(import.meta.dirname, '..', '..');
+const ROOT = basename(up) === 'dist' ? dirname(up) : up;
 const MAIN_JS = join(ROOT, 'dist', 'src', 'main.js');
 
 /** Where a call goes: through nginx, or straight to instance i. */

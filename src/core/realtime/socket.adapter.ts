@@ -15,7 +15,7 @@ import { RedisWatch } from '../redis-watch.js';
  * - the clients come from core/redis.ts: a publish while Redis is down fails at once and is dropped
  *   (never queued and delivered late in a burst, never an unhandled rejection), the subscriber renews
  *   its subscriptions on every reconnect;
- * - when Redis is back after an outage, this instance's sockets get `realtime.resync`: events from the
+ * - when Redis is back after an outage, every socket (of every instance) gets `realtime.resync`: events from and to the
  *   other instances were lost meanwhile, so open pages re-read what they show.
  */
 export class AuthedSocketAdapter extends IoAdapter {
@@ -44,8 +44,9 @@ export class AuthedSocketAdapter extends IoAdapter {
       c.on('ready', () => {
         if (!this.outage || !pub.isReady || !sub.isReady) return;
         this.outage = false;
-        // Events of the other instances were lost meanwhile: this instance's sockets re-read what they show.
-        this.server?.local.emit('realtime.resync', { reason: 'redis' });
+        // Events between this instance and the others were lost both ways meanwhile: every socket, here and on
+        // the other instances (through the adapter, now that it works again), re-reads what it shows.
+        this.server?.emit('realtime.resync', { reason: 'redis' });
       });
     }
     this.redisClients = [pub, sub];

@@ -14,6 +14,8 @@ export interface RunningMark {
   instance: string;
   run: string;
   started: number;
+  /** The tick it runs (epoch ms), null for a run now: an interrupted run is recorded with it. */
+  scheduled: number | null;
 }
 
 /** What `markRunning` found: ours now (perhaps taken over from an instance that stopped), or held by a live instance. */

@@ -306,7 +306,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   private interrupted(Id: number, m: RunningMark) {
     const now = new Date();
     this.history.add({
-      task_id: Id, source: 'tick', scheduled: null, started: new Date(m.started), ended: now, status: 'interrupted',
+      task_id: Id, source: m.scheduled ? 'tick' : 'manual', scheduled: m.scheduled ? new Date(m.scheduled) : null, started: new Date(m.started), ended: now, status: 'interrupted',
       message: `Interrupted: instance ${m.instance} stopped during the run (no heartbeat for ${ALIVE_MS / 1000} s); taken over by ${this.coordinator.instance}`,
       output: null, duration_ms: now.getTime() - m.started, instance: m.instance, uid: null,
     });
@@ -333,7 +333,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     let finish!: () => void;
     const run: Run = {
       Id, source, scheduled, uid, started: new Date(), abort: new AbortController(),
-      mark: { instance: this.coordinator.instance, run: randomUUID().slice(0, 8), started: Date.now() },
+      mark: { instance: this.coordinator.instance, run: randomUUID().slice(0, 8), started: Date.now(), scheduled: scheduled?.getTime() ?? null },
       done: new Promise<void>((r) => (finish = r)),
     };
     this.running.set(Id, run);
@@ -382,7 +382,8 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     const ended = new Date();
     const duration = ended.getTime() - run.started.getTime();
     this.running.delete(task.Id);
-    void this.coordinator.clearRunning(task.Id, run.mark).catch((err) => this.log.warn(`clear mark of ${task.Id}: ${(err as Error).message}`));
+    // Redis down: the mark stays until the next tick of this instance finds it as its own and replaces it (no warning per run: the outage is logged once).
+    void this.coordinator.clearRunning(task.Id, run.mark).catch((err) => this.log.debug?.(`clear mark of ${task.Id}: ${(err as Error).message}`));
     if (this.entries.has(task.Id)) this.last.set(task.Id, { start: run.started, end: ended, status: outcome.status, message: outcome.message, duration });
     this.history.add({
       task_id: task.Id, source: run.source, scheduled: run.scheduled, started: run.started, ended, status: outcome.status,
