@@ -18,6 +18,7 @@ import { FirewallTrainService } from '../../src/modules/firewall/firewall-train.
 import { FEATURE_ROLLUP_SETTING, featuresOf, type FeatureRow } from '../../src/modules/firewall/ip-features.js';
 import { initialParseState, parseChunk } from '../../src/modules/firewall/log-parser.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { SchedulerRegistry } from '@nestjs/schedule';
 
 jest.setTimeout(120_000);
 
@@ -28,6 +29,9 @@ let train: FirewallTrainService;
 
 beforeAll(async () => {
   t = await startApp({ CRON_ENABLED: '1' });
+  // The test runs the job itself (runJob): the every-minute schedule would roll up between a store and its check
+  // whenever the test crosses a minute (seen in CI).
+  for (const job of t.app.get(SchedulerRegistry).getCronJobs().values()) void job.stop();
   ds = t.app.get<DataSource>(getDataSourceToken());
   logStore = t.app.get(AccessLogStore);
   train = t.app.get(FirewallTrainService);

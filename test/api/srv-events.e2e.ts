@@ -46,12 +46,24 @@ function listen(hash: string): Promise<Listener> {
   });
 }
 
-/** Runs a write and returns the admin socket's events it caused (waits until `expected` have arrived). */
+/**
+ * Runs a write and returns the admin socket's events it caused (waits until `expected` have arrived).
+ * `srv.changed` carries `at`, the write's server time: checked here to be a time within the write, then
+ * left out so the cases compare what changed.
+ */
 async function eventsOf(write: () => Promise<unknown>, expected = 1): Promise<Got[]> {
   const from = adminL.got.length;
+  const before = Date.now();
   await write();
   await waitFor(`${expected} event(s) on the admin socket`, () => adminL.got.length - from >= expected);
-  return adminL.got.slice(from);
+  const after = Date.now();
+  return adminL.got.slice(from).map((g) => {
+    if (g.event !== 'srv.changed') return g;
+    const { at, ...rest } = g.payload as SrvChangedEvent;
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(after);
+    return { ...g, payload: rest } as Got;
+  });
 }
 
 beforeAll(async () => {
