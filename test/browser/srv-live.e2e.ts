@@ -15,6 +15,7 @@ import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { MOBILE, expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
 import { freePort } from '../helpers/sshd.js';
 import { startTlsServer, type TlsPeer } from '../helpers/tls.js';
+import { SSL_REASON_TEXT } from '../../src/contracts/srv.js';
 
 const T = 90_000;
 
@@ -414,12 +415,13 @@ test("SSL 'Check now' and 'Check all now' answer with a notification: days left,
   expect(await page.locator('.app-notify', { hasText: `localhost:${tls3.port}: ${days} days left` }).first().getAttribute('data-type')).toBe('success');
 
   await page.getByRole('button', { name: `Check 127.0.0.1:${closedPort}` }).click();
-  await toast(page, `127.0.0.1:${closedPort}: check failed: Connection refused`);
+  // The failure is told as a sentence (SSL_REASON_TEXT), not the TLS stack's raw text.
+  await toast(page, `127.0.0.1:${closedPort}: check failed: ${SSL_REASON_TEXT.refused}`);
   expect(await page.locator('.app-notify', { hasText: 'check failed' }).first().getAttribute('data-type')).toBe('error');
   expect((await ok('srv.getSslHosts')).find((r: any) => r.Id === refused).error).toBe('Connection refused');
 
   await page.getByRole('button', { name: 'Check all now' }).click();
-  await toast(page, `Checked 2 hosts, 1 failed: 127.0.0.1:${closedPort} (Connection refused); soonest expiry: localhost:${tls3.port} (${days} days left)`);
+  await toast(page, `Checked 2 hosts, 1 failed: 127.0.0.1:${closedPort} (${SSL_REASON_TEXT.refused}); soonest expiry: localhost:${tls3.port} (${days} days left)`);
 
   // Without the failing host: a success.
   await ok('srv.sslDeleteById', { Id: refused });

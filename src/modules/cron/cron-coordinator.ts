@@ -211,7 +211,8 @@ export class CronCoordinator {
   async close(): Promise<void> {
     clearInterval(this.beat);
     const client = this.client;
-    if (client?.isReady) await client.del(this.aliveKey(this.instance)).catch(() => undefined);
+    // Best effort, briefly: a silent Redis must not hold the shutdown (the key expires by itself in ALIVE_MS).
+    if (client?.isReady) await Promise.race([client.del(this.aliveKey(this.instance)).catch(() => undefined), new Promise((r) => setTimeout(r, 300).unref())]);
     const clients = [this.sub, this.client].filter((c): c is RedisClient => !!c);
     this.client = this.sub = undefined;
     await closeRedis(...clients);
