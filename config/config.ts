@@ -56,6 +56,18 @@ const EnvSchema = z.object({
   TERMINAL_RECORD_INPUT: z.enum(['0', '1', 'true', 'false']).default('0'),
   STREAM_HOURS_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').refine((n) => n === 0 || n >= 2, 'must be 0 (forever) or at least 2 (the hour charts read the last 24 hours)').default(35),
   STREAM_DAYS_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').refine((n) => n === 0 || n >= 31, 'must be 0 (forever) or at least 31 (the screens read up to 30 days)').default(400),
+  PRIVACY_OPERATOR_NAME: z.preprocess(
+    (v) => (v === '' ? undefined : v), // empty: unset
+    z.string().trim().min(1).max(200, 'must be at most 200 characters').regex(/^[^\p{Cc}\p{Cf}]+$/u, 'must be one line of text').optional(),
+  ),
+  PRIVACY_OPERATOR_EMAIL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().trim().max(254, 'must be at most 254 characters').pipe(z.email('must be an e-mail address')).optional(),
+  ),
+  PRIVACY_POLICY_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().regex(/^https?:\/\/[^\s/?#]+[^\s]*$/, 'must be an http:// or https:// URL').max(500, 'must be at most 500 characters').optional(),
+  ),
   RUN_ONCE_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(20),
   DEPLOY_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(10),
   NODE_AGENT_PORT: port.default(3010),
@@ -115,6 +127,12 @@ export interface AppConfig {
   terminal: { maxPerUser: number; maxTotal: number; idleMs: number; recordingRetentionDays: number; recordingMaxBytes: number; recordInput: boolean };
   /** Input stream (docs/input-stream.md): days the hour and day aggregates are kept (0: forever). */
   stream: { hoursRetentionDays: number; daysRetentionDays: number };
+  /**
+   * The /privacy page (001 §2 "Privacy policy"): the operator (a sole proprietor), the address requests
+   * and revocations go to, and where the policy is published (null: unset; the page then says so, and
+   * the policy URL is the page's own address).
+   */
+  privacy: { operatorName: string | null; operatorEmail: string | null; policyUrl: string | null };
   /** Run once and deploy (docs/deploy.md): SSH executions at once per call. */
   deploy: { runOnceConcurrency: number; concurrency: number };
   /**
@@ -200,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       recordInput: truthy(e.TERMINAL_RECORD_INPUT),
     },
     stream: { hoursRetentionDays: e.STREAM_HOURS_RETENTION_DAYS, daysRetentionDays: e.STREAM_DAYS_RETENTION_DAYS },
+    privacy: { operatorName: e.PRIVACY_OPERATOR_NAME ?? null, operatorEmail: e.PRIVACY_OPERATOR_EMAIL ?? null, policyUrl: e.PRIVACY_POLICY_URL ?? null },
     deploy: { runOnceConcurrency: e.RUN_ONCE_CONCURRENCY, concurrency: e.DEPLOY_CONCURRENCY },
     nodeAgent: { port: e.NODE_AGENT_PORT, timeoutMs: e.NODE_AGENT_TIMEOUT_MS, concurrency: e.NODE_AGENT_CONCURRENCY },
     uiDir: resolve(e.UI_DIR ?? join(import.meta.dirname, '..', 'ui')),

@@ -10,6 +10,7 @@ import { AuthedSocketAdapter } from './core/realtime/socket.adapter.js';
 import { JsonLogger } from './core/logger.js';
 import { ingestTokenGate } from './modules/input-stream/input-stream.controller.js';
 import { InputStreamService } from './modules/input-stream/input-stream.service.js';
+import { FILES_PATH, StorageService, UPLOAD_BODY_LIMIT, UPLOAD_ROUTES } from './core/storage/storage.service.js';
 
 /**
  * Builds the application (without listening): used by main.ts and by the end-to-end tests, so tests
@@ -32,6 +33,10 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
   app.use('/api', noStore, apiWriteGuard(cfg.trustProxy));
   // Routes whose credential is not a session check it before the body too (docs/input-stream.md).
   app.use('/api/input_stream/ingest', ingestTokenGate(app.get(InputStreamService, { strict: false })));
+  // Uploads (docs/architecture.md "Storage"): the routes that carry an image as base64 take a larger
+  // JSON body than BODY_LIMIT; the stored files are served read-only under /files.
+  app.use(UPLOAD_ROUTES, express.json({ limit: UPLOAD_BODY_LIMIT }));
+  app.use(FILES_PATH, app.get(StorageService, { strict: false }).serve());
   // JSON only: no route takes a form body (the UI sends JSON everywhere; apiWriteGuard refuses the rest).
   app.use(express.json({ limit: cfg.bodyLimit }));
   // Body parser failures (malformed JSON, oversized body) answer an envelope, never an HTML stack.

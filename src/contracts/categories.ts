@@ -19,7 +19,7 @@ export const CAT_LIST_COLUMNS = ['Id_cat', 'cat_title', 'count_books', 'cat_view
 /** Every column of 001 §3 Category, in the spec's order (cron_time beside, as the list shows it). */
 export const CAT_FIELDS = [
   'Id_cat', 'cat_title', 'cat_short_title', 'cat_description', 'cat_body', 'cat_h1', 'meta_title', 'meta_h1', 'meta_description',
-  'count_books', 'cat_views', 'rating_day', 'time_update', 'cron_time', 'SI', 'codeShow', 'codeClick',
+  'count_books', 'cat_views', 'rating_day', 'time_update', 'cron_time', 'SI', 'codeShow', 'codeClick', 'weight',
 ] as const;
 export type CatField = (typeof CAT_FIELDS)[number];
 /** What the edit form changes; the counters, times and SI come from the network and are shown read-only. */
@@ -44,6 +44,8 @@ export interface CategoryView {
   SI: { items: unknown; time_update: unknown } | null;
   codeShow: string;
   codeClick: string;
+  /** The /content/cat_weight_sort order: lower first, then Id_cat (the default order of every category read). */
+  weight: number;
 }
 export type CategoryRow = Pick<CategoryView, (typeof CAT_LIST_COLUMNS)[number]>;
 
@@ -55,7 +57,7 @@ export interface CatBook {
   book_pages: number;
 }
 
-const sortKeys = ['id_asc', 'id_desc', 'title', 'views_desc', 'books_desc', 'rating_desc'] as const;
+const sortKeys = ['weight', 'id_asc', 'id_desc', 'title', 'views_desc', 'books_desc', 'rating_desc'] as const;
 export type CatSort = (typeof sortKeys)[number];
 
 /** book_cats.get: /book/categories (20 per page) and the /book_cat filter (limit 18 by default there). */
@@ -93,3 +95,19 @@ export const CatListQuery = z.object({
     .refine((v) => !v || v.split(',').every((c) => (CAT_FIELDS as readonly string[]).includes(c.trim())), `select: a comma list of ${CAT_FIELDS.join(', ')}`),
   limit: z.union([z.literal('false'), z.literal(false), int(1, 100_000, 'limit')], { error: "limit must be a number or 'false'" }).optional(),
 });
+
+/** /content/cat_weight_sort: at most this many categories are ordered at once. */
+export const CAT_WEIGHT_MAX = 5000;
+/** One category in the weight order (cat.getWeights). */
+export interface CatWeightItem {
+  Id_cat: number;
+  cat_title: string;
+  count_books: number;
+  weight: number;
+}
+/** cat.setWeights: the categories in their new order, first to last (weights 1..n; the others follow in their order). */
+export const CatWeightsArgs = z.object({
+  ids: z.array(id('Id_cat'), { error: 'ids must be a list of category ids' }).min(1, 'ids is required').max(CAT_WEIGHT_MAX, `ids: at most ${CAT_WEIGHT_MAX} categories`)
+    .refine((ids) => new Set(ids).size === ids.length, 'ids: a category is listed twice'),
+});
+export const CAT_WEIGHT_MSG = { saved: 'Order saved' } as const;

@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { choice, flag, id, int, INT_MAX, text } from './fields.js';
+import { JOKE_FIELDS } from './jokes.js';
+import { SONNIK_FIELDS } from './sonnik.js';
 
 /** 001 §9 page sizes and §2 defaults. */
 export const BOOK_PAGE_SIZE = 20;
@@ -165,7 +167,7 @@ export const ItemsByItemArgs = z.object({
 });
 export const LinkPatternsArgs = z.object({ variant: z.enum(['block', 'git'], { error: "variant must be 'block' or 'git'" }).optional() });
 
-export const IMPORT_ENTITIES = ['books', 'pages', 'categories', 'authors'] as const;
+export const IMPORT_ENTITIES = ['books', 'pages', 'categories', 'authors', 'joke_cats', 'sonnik_cats', 'sonnik_posts'] as const;
 export type ImportEntity = (typeof IMPORT_ENTITIES)[number];
 export const IMPORT_MAX_ROWS = 5000;
 export const ImportArgs = z.object({
@@ -200,11 +202,27 @@ export const IMPORT_ROW: Record<ImportEntity, z.ZodType> = {
     new_relay: opt(text('new_relay', 65000).nullable()), relay_marge: opt(text('relay_marge', 65000).nullable()), not_relay: opt(text('not_relay', 65000).nullable()),
     agit: opt(text('agit', 190)), agit_public: opt(int(0, INT_MAX, 'agit_public')),
   }),
+  /** Joke categories (issue 19): the editor's fields and rules (name, meta title and H1 not empty when given). */
+  joke_cats: z.object({
+    cid: id('cid'), title: opt(JOKE_FIELDS.title), meta_title: opt(JOKE_FIELDS.meta_title), meta_h1: opt(JOKE_FIELDS.meta_h1),
+    meta_description: opt(JOKE_FIELDS.meta_description), cat_body: opt(JOKE_FIELDS.cat_body),
+  }),
+  sonnik_cats: z.object({
+    Id: id('Id'), letter: opt(SONNIK_FIELDS.letter), uri: opt(SONNIK_FIELDS.uri), name: opt(SONNIK_FIELDS.name), body: opt(SONNIK_FIELDS.body),
+  }),
+  sonnik_posts: z.object({
+    Id: id('Id'), Id_cat: id('Id_cat'), views: opt(int(0, INT_MAX, 'views')), title: opt(SONNIK_FIELDS.title), title_ai: opt(SONNIK_FIELDS.title_ai),
+  }),
 };
+/** Rich-text (HTML) fields per import entity: stored through cleanHtml, as their editors store them. */
+export const IMPORT_HTML: Partial<Record<ImportEntity, string[]>> = { categories: ['cat_body'], joke_cats: ['cat_body'], sonnik_cats: ['body'] };
 /** Table and key columns per import entity. */
 export const IMPORT_TABLE: Record<ImportEntity, { table: string; keys: string[] }> = {
   books: { table: 'books', keys: ['Id_book'] },
   pages: { table: 'pages', keys: ['bid', 'num'] },
   categories: { table: 'book_cats', keys: ['Id_cat'] },
   authors: { table: 'authors', keys: ['Id_author'] },
+  joke_cats: { table: 'joke_cats', keys: ['cid'] },
+  sonnik_cats: { table: 'sonnik_cats', keys: ['Id'] },
+  sonnik_posts: { table: 'sonnik_posts', keys: ['Id'] },
 };

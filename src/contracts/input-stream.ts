@@ -36,13 +36,14 @@ export type StreamEvent = z.output<typeof StreamEvent>;
 
 export const StreamBatch = z.object({
   batch_id: text('batch_id', 64, { min: 1 }).refine((v) => /^[A-Za-z0-9._:-]+$/.test(v), 'batch_id: letters, digits and . _ : - only'),
-  events: z.array(StreamEvent, { error: 'events must be a list' }).min(1, 'events must not be empty').max(STREAM_BATCH_MAX, `events has at most ${STREAM_BATCH_MAX} items`),
+  /** Book events; may be left out when the batch carries records of another kind (docs/input-stream.md "Record kinds"). */
+  events: z.array(StreamEvent, { error: 'events must be a list' }).max(STREAM_BATCH_MAX, `events has at most ${STREAM_BATCH_MAX} items`).default([]),
 });
 export type StreamBatch = z.output<typeof StreamBatch>;
 
 export interface StreamIngestResult {
   batch_id: string;
-  /** Events counted now (0 for a batch already received). */
+  /** Records (events and those of other kinds) counted now (0 for a batch already received). */
   accepted: number;
   /** True when this batch id was already received from this site: nothing was counted again. */
   duplicate: boolean;

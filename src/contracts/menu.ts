@@ -74,6 +74,7 @@ export const MENU: MenuGroup[] = [
       { path: '/book/block_git', label: 'Block git', role: Role.admin },
       { path: '/author/marge', label: 'Authors merge' },
       { path: '/content/ask', label: 'Ask' },
+      { path: '/service/clear_empty_line', label: 'Clear empty lines' },
     ],
   },
   {
@@ -88,6 +89,7 @@ export const MENU: MenuGroup[] = [
     items: [
       { path: '/users', label: 'Users' },
       { path: '/audit', label: 'Audit' },
+      { path: '/worker', label: 'Workers' },
     ],
   },
 ];

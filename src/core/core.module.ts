@@ -19,19 +19,22 @@ import { LeaseService } from './lease.service.js';
 import { RealtimeService } from './realtime/realtime.service.js';
 import { LiveChannels } from './realtime/live-channels.js';
 import { SocketSessions } from './realtime/socket-sessions.service.js';
+import { WorkerRegistry, WorkerStateEntity } from './workers.js';
+import { WorkersController } from './workers.controller.js';
+import { PrivacyController } from './privacy.controller.js';
 
-/** What every area uses: auth and roles, the RPC registry, audit, the envelope, leases. */
+/** What every area uses: auth and roles, the RPC registry, audit, the envelope, leases, the worker registry. */
 @Global()
 @Module({
-  imports: [DiscoveryModule, TypeOrmModule.forFeature([UserEntity, SessionEntity, AuditEntity])],
-  controllers: [AuthController, HealthController, RpcController],
+  imports: [DiscoveryModule, TypeOrmModule.forFeature([UserEntity, SessionEntity, AuditEntity, WorkerStateEntity])],
+  controllers: [AuthController, HealthController, RpcController, WorkersController, PrivacyController],
   providers: [
-    AuthService, UsersService, AuditService, AuditRpc, RpcRegistry, LeaseService, RealtimeService, SocketSessions, LiveChannels,
+    AuthService, UsersService, AuditService, AuditRpc, RpcRegistry, LeaseService, RealtimeService, SocketSessions, LiveChannels, WorkerRegistry,
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
   ],
-  exports: [AuthService, AuditService, RpcRegistry, LeaseService, RealtimeService, SocketSessions, LiveChannels],
+  exports: [AuthService, AuditService, RpcRegistry, LeaseService, RealtimeService, SocketSessions, LiveChannels, WorkerRegistry],
 })
 export class CoreModule {}

@@ -4,8 +4,11 @@
  * through its area's code where one exists. Areas append theirs here.
  */
 import type { DataSource } from 'typeorm';
+import { compilationsSeeder } from './compilations.seed.js';
 import { contentSeeder } from './content.seed.js';
 import { inputStreamSeeder } from './input-stream.seed.js';
+import { bannersSeeder } from './banners.seed.js';
+import { askJokesSonnikSeeder } from './ask-jokes-sonnik.seed.js';
 
 export interface Seeder {
   name: string;
@@ -13,4 +16,4 @@ export interface Seeder {
   run(ds: DataSource, log: (line: string) => void): Promise<string>;
 }
 
-export const SEEDERS: Seeder[] = [contentSeeder, inputStreamSeeder];
+export const SEEDERS: Seeder[] = [contentSeeder, inputStreamSeeder, compilationsSeeder, askJokesSonnikSeeder, bannersSeeder];

@@ -11,11 +11,13 @@ import { startApp, type TestApp } from '../helpers/app.js';
 let t: TestApp;
 let content: string;
 let user: string;
+let admin: string;
 
 beforeAll(async () => {
   t = await startApp({ CRON_ENABLED: '0' });
   content = (await t.session(10)).hash;
   user = (await t.session(100)).hash;
+  admin = (await t.session(1)).hash;
   const ds = t.app.get<DataSource>(getDataSourceToken());
   // 45 categories; category 1 holds 120 books: 60 placed through the relation (positions 60..1), 60 by book_cat.
   const cats = Array.from({ length: 45 }, (_, i) => [i + 1, `Категория ${String(i + 1).padStart(2, '0')}`, 100 - i, i * 3]);
@@ -33,7 +35,7 @@ describe(`categories (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`,
     expect(p1).toMatchObject({ count: 45, page: 1, limit: 20 });
     expect(p1.list).toHaveLength(20);
     expect(p1.list[0]).toMatchObject({ Id_cat: 1, cat_title: 'Категория 01', count_books: 100, cat_views: 0, rating_day: 0, cron_time: null, SI: { items: [1, 2], time_update: 5 } });
-    expect(Object.keys(p1.list[0]).sort()).toEqual(['Id_cat', 'SI', 'cat_body', 'cat_description', 'cat_h1', 'cat_short_title', 'cat_title', 'cat_views', 'codeClick', 'codeShow', 'count_books', 'cron_time', 'meta_description', 'meta_h1', 'meta_title', 'rating_day', 'time_update']);
+    expect(Object.keys(p1.list[0]).sort()).toEqual(['Id_cat', 'SI', 'cat_body', 'cat_description', 'cat_h1', 'cat_short_title', 'cat_title', 'cat_views', 'codeClick', 'codeShow', 'count_books', 'cron_time', 'meta_description', 'meta_h1', 'meta_title', 'rating_day', 'time_update', 'weight']);
     expect((await t.ok(content, 'book_cats.get', { p_: 3 })).list.map((c: any) => c.Id_cat)).toEqual([41, 42, 43, 44, 45]);
     expect((await t.ok(content, 'book_cats.get', { sort: 'views_desc', limit: 2 })).list.map((c: any) => c.Id_cat)).toEqual([45, 44]);
     expect((await t.ok(content, 'book_cats.get', { cat_title: 'ия 4' })).count).toBe(6);
@@ -80,6 +82,16 @@ describe(`categories (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`,
     expect((await t.rpc(content, 'cat.update', { cat_short_title: 'no title' })).env).toMatchObject({ code: 422 });
     const made = await t.ok(content, 'cat.update', { cat_title: 'Новая' });
     expect((await t.ok(user, 'cat.get', { Id_cat: made.Id_cat })).cat_title).toBe('Новая');
+  });
+
+  test('cat.update and the categories import store cat_body through the one sanitiser', async () => {
+    const evil = '<p>ok <b>bold</b></p><script>alert(1)</script><img src="x" onerror="alert(2)"><a href="javascript:alert(3)">x</a>';
+    await t.ok(content, 'cat.update', { Id_cat: 3, cat_body: evil });
+    const saved = (await t.ok(content, 'cat.get', { Id_cat: 3 })).cat_body as string;
+    expect(saved).toContain('<b>bold</b>');
+    expect(saved).not.toMatch(/script|onerror|javascript:/i);
+    await t.ok(admin, 'content.import', { entity: 'categories', rows: [{ Id_cat: 3, cat_title: 'Категория 03', cat_body: evil }] });
+    expect((await t.ok(content, 'cat.get', { Id_cat: 3 })).cat_body).not.toMatch(/script|onerror|javascript:/i);
   });
 
   test('GET /cat/list: select and limit false', async () => {

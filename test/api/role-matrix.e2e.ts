@@ -17,7 +17,7 @@ const hashes: Record<number, string> = {};
 /** Methods whose run has effects outside the request (they would start work); called with bad args only. */
 const SAFE_ARGS: Record<string, unknown> = {};
 /** REST routes that take no session but a credential of their own (a site token): refused to everyone without it. */
-const OWN_CREDENTIAL = ['/input_stream/ingest'];
+const OWN_CREDENTIAL = ['/input_stream/ingest', '/comments/decisions', '/abs/working'];
 
 beforeAll(async () => {
   t = await startApp({ CRON_ENABLED: '0' });

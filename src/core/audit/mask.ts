@@ -16,6 +16,8 @@ export { maskSecretText, maskUrlCredentials };
 export const SECRET_KEY = SECRET_NAME;
 
 export const MASK = SECRET_MASK;
+/** Characters past `maxString` still read when masking a long string (a secret starting in the kept part ends within them). */
+const MASK_MARGIN = 4096;
 
 export interface MaskOptions {
   /** Longer strings are cut to this many characters (with '…'). */
@@ -32,8 +34,10 @@ export function maskSecrets(value: unknown, opts: MaskOptions = {}): unknown {
   const seen = new WeakSet<object>();
   const mask = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') {
-      const s = maskSecretText(v);
-      return s.length > maxString ? s.slice(0, maxString) + '…' : s;
+      // Masked on a bounded head (what is kept, and room for a secret that starts in it to end): a
+      // multi-megabyte value (an uploaded image as base64) would otherwise cost maskSecretText minutes.
+      const s = maskSecretText(v.length > maxString + MASK_MARGIN ? v.slice(0, maxString + MASK_MARGIN) : v);
+      return s.length > maxString || v.length > maxString + MASK_MARGIN ? s.slice(0, maxString) + '…' : s;
     }
     if (!v || typeof v !== 'object') return v;
     if (depth > maxDepth) return '…';

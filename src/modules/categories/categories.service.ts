@@ -3,22 +3,23 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import {
-  BookCatsArgs, CAT_BOOKS_PAGE, CAT_EDITABLE, CAT_FIELDS, CAT_FILTER_DEFAULT, CAT_LIST_COLUMNS, CAT_MSG, CATS_PAGE, CatGetArgs, CatListQuery,
-  CatReadArgs, CatUpdateArgs, type CatBook, type CategoryRow, type CategoryView, type CatSort,
+  BookCatsArgs, CAT_BOOKS_PAGE, CAT_EDITABLE, CAT_FIELDS, CAT_FILTER_DEFAULT, CAT_LIST_COLUMNS, CAT_MSG, CAT_WEIGHT_MAX, CAT_WEIGHT_MSG, CATS_PAGE, CatGetArgs,
+  CatListQuery, CatReadArgs, CatUpdateArgs, CatWeightsArgs, type CatBook, type CategoryRow, type CategoryView, type CatSort, type CatWeightItem,
 } from '../../contracts/categories.js';
 import type { Paged } from '../../contracts/auth.js';
 import { Role } from '../../contracts/roles.js';
 import { auditTarget } from '../../core/audit/audit-target.js';
-import { notFound } from '../../core/errors.js';
+import { invalid, notFound } from '../../core/errors.js';
 import { containsPattern, LIKE_CONTAINS } from '../../core/database/like.js';
 import { Rpc } from '../../core/rpc/rpc.decorator.js';
 import { BookCatEntity } from '../content/content.entities.js';
+import { cleanHtml } from '../../core/content/sanitize.js';
 
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const SORT: Record<CatSort, string> = {
-  id_asc: 'Id_cat ASC', id_desc: 'Id_cat DESC', title: 'cat_title ASC, Id_cat ASC',
+  weight: 'weight ASC, Id_cat ASC', id_asc: 'Id_cat ASC', id_desc: 'Id_cat DESC', title: 'cat_title ASC, Id_cat ASC',
   views_desc: 'cat_views DESC, Id_cat ASC', books_desc: 'count_books DESC, Id_cat ASC', rating_desc: 'rating_day DESC, Id_cat ASC',
 };
 
@@ -39,6 +40,7 @@ export function catView(r: Record<string, unknown>): CategoryView {
     cat_body: str(r.cat_body), cat_h1: str(r.cat_h1), meta_title: str(r.meta_title), meta_h1: str(r.meta_h1), meta_description: str(r.meta_description),
     count_books: num(r.count_books), cat_views: num(r.cat_views), rating_day: num(r.rating_day),
     time_update: iso(r.time_update), cron_time: iso(r.cron_time), SI: siOf(r.SI), codeShow: str(r.codeShow), codeClick: str(r.codeClick),
+    weight: num(r.weight),
   };
 }
 
@@ -61,14 +63,14 @@ export class CategoriesService {
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const [{ n }] = await this.db.query(`SELECT COUNT(*) AS n FROM book_cats ${w}`, params);
     const rows: Record<string, unknown>[] = await this.db.query(
-      `SELECT * FROM book_cats ${w} ORDER BY ${SORT[a.sort ?? 'id_asc']} LIMIT ? OFFSET ?`, [...params, limit, (page - 1) * limit],
+      `SELECT * FROM book_cats ${w} ORDER BY ${SORT[a.sort ?? 'weight']} LIMIT ? OFFSET ?`, [...params, limit, (page - 1) * limit],
     );
     return { list: rows.map(catView), count: num(n), page, limit };
   }
 
   @Rpc('book_cats.get', {
     role: Role.content, input: BookCatsArgs,
-    summary: `{p_?, limit? (${CATS_PAGE}), cat_title?, Id_cat?, sort? (id_asc|id_desc|title|views_desc|books_desc|rating_desc)}: the /book/categories list: {list (every 001 §3 field), count, page, limit}`,
+    summary: `{p_?, limit? (${CATS_PAGE}), cat_title?, Id_cat?, sort? (weight (default: the /content/cat_weight_sort order)|id_asc|id_desc|title|views_desc|books_desc|rating_desc)}: the /book/categories list: {list (every 001 §3 field and weight), count, page, limit}`,
   })
   async bookCats(a: z.output<typeof BookCatsArgs> = {}) {
     return this.page(a, CATS_PAGE);
@@ -116,6 +118,7 @@ export class CategoriesService {
   async update(a: z.output<typeof CatUpdateArgs>): Promise<{ Id_cat: number; message: string }> {
     const patch: Partial<BookCatEntity> = {};
     for (const f of CAT_EDITABLE) if (a[f] !== undefined) (patch as Record<string, unknown>)[f] = a[f];
+    if (typeof patch.cat_body === 'string') patch.cat_body = cleanHtml(patch.cat_body); // stored HTML: the one sanitiser
     const repo = this.db.getRepository(BookCatEntity);
     if (a.Id_cat === undefined) {
       // cat_title is required here by CatUpdateArgs (requiredOnCreate), so cron.getActions and a cron save see it too.
@@ -130,11 +133,40 @@ export class CategoriesService {
     return { Id_cat: a.Id_cat, message: CAT_MSG.saveOk };
   }
 
-  /** GET /cat/list (001 §7): every category (or the first `limit`), with the columns `select` names (default the list columns). */
+  @Rpc('cat.getWeights', {
+    role: Role.content,
+    summary: `{}: every book category in the /content/cat_weight_sort order (weight, then Id_cat; at most ${CAT_WEIGHT_MAX}): [{Id_cat, cat_title, count_books, weight}]`,
+  })
+  async getWeights(): Promise<CatWeightItem[]> {
+    const rows: Record<string, unknown>[] = await this.db.query('SELECT Id_cat, cat_title, count_books, weight FROM book_cats ORDER BY weight, Id_cat LIMIT ?', [CAT_WEIGHT_MAX]);
+    return rows.map((r) => ({ Id_cat: num(r.Id_cat), cat_title: str(r.cat_title), count_books: num(r.count_books), weight: num(r.weight) }));
+  }
+
+  @Rpc('cat.setWeights', {
+    role: Role.content, write: true, input: CatWeightsArgs,
+    summary: "{ids: [Id_cat, ...]}: the categories' new order, first to last: weights 1..n in one transaction, categories not listed follow in their previous order; unknown ids are refused by name (422); answers {count, message: 'Order saved'}",
+  })
+  async setWeights(a: z.output<typeof CatWeightsArgs>): Promise<{ count: number; message: string }> {
+    return this.db.transaction(async (m) => {
+      const rows: { Id_cat: unknown; weight: unknown }[] = await m.query('SELECT Id_cat, weight FROM book_cats ORDER BY weight, Id_cat');
+      const known = rows.map((r) => num(r.Id_cat));
+      const was = new Map(rows.map((r) => [num(r.Id_cat), num(r.weight)]));
+      const have = new Set(known);
+      const unknown = a.ids.filter((id) => !have.has(id));
+      if (unknown.length) throw invalid(`Unknown categories: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', …' : ''}`, { ids: 'Unknown categories' });
+      const listed = new Set(a.ids);
+      const order = [...a.ids, ...known.filter((id) => !listed.has(id))];
+      // only the rows whose weight changes are written
+      for (let i = 0; i < order.length; i++) if (was.get(order[i]) !== i + 1) await m.query('UPDATE book_cats SET weight = ? WHERE Id_cat = ?', [i + 1, order[i]]);
+      return { count: a.ids.length, message: CAT_WEIGHT_MSG.saved };
+    });
+  }
+
+  /** GET /cat/list (001 §7): every category (or the first `limit`), with the columns `select` names (default the list columns), in the weight order. */
   async list(a: z.output<typeof CatListQuery>): Promise<Record<string, unknown>[]> {
     const cols = a.select ? [...new Set(a.select.split(',').map((c) => c.trim()))] : [...CAT_LIST_COLUMNS];
     const limit = typeof a.limit === 'number' ? a.limit : null;
-    const rows: Record<string, unknown>[] = await this.db.query(`SELECT * FROM book_cats ORDER BY Id_cat${limit ? ' LIMIT ?' : ''}`, limit ? [limit] : []);
+    const rows: Record<string, unknown>[] = await this.db.query(`SELECT * FROM book_cats ORDER BY weight, Id_cat${limit ? ' LIMIT ?' : ''}`, limit ? [limit] : []);
     return rows.map((r) => {
       const v = catView(r) as unknown as Record<string, unknown>;
       return Object.fromEntries(cols.filter((c) => (CAT_FIELDS as readonly string[]).includes(c)).map((c) => [c, v[c]]));

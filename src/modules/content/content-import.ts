@@ -4,12 +4,15 @@
  * same id apply in order, the last one wins. Refused rows are
  * reported with their 1-based row number and the reason. By default the good rows are written and the
  * bad ones refused; with `all_or_none` any refused row means nothing is written. A database failure
- * rolls the whole call back, so a call is never half-written. Used by content.import (RPC) and by
+ * rolls the whole call back, so a call is never half-written. Rich-text fields (IMPORT_HTML: joke
+ * categories' cat_body, sonnik categories' body) are stored through cleanHtml like their editors.
+ * Used by content.import (RPC) and by
  * `npm run content:import` (batches of IMPORT_MAX_ROWS rows, each its own call).
  */
 import type { DataSource, EntityManager } from 'typeorm';
+import { cleanHtml } from '../../core/content/sanitize.js';
 import { fromZod } from '../../core/errors.js';
-import { IMPORT_ROW, IMPORT_TABLE, type ImportEntity, type ImportResult } from '../../contracts/content.js';
+import { IMPORT_HTML, IMPORT_ROW, IMPORT_TABLE, type ImportEntity, type ImportResult } from '../../contracts/content.js';
 
 type Row = Record<string, unknown>;
 
@@ -25,6 +28,8 @@ export function validateRows(entity: ImportEntity, rows: unknown[], offset = 0):
     const r = schema.safeParse(raw);
     if (!r.success) { refused.push({ row: n, message: fromZod(r.error).message }); return; }
     const row = Object.fromEntries(Object.entries(r.data as Row).filter(([, v]) => v !== undefined));
+    // Rich-text fields are sanitised as their editors store them (joke cat_body, sonnik body).
+    for (const f of IMPORT_HTML[entity] ?? []) if (typeof row[f] === 'string') row[f] = cleanHtml(row[f] as string);
     good.push({ n, row });
   });
   return { good, refused };

@@ -39,6 +39,7 @@ export class PageEntity {
 
 /** Book category of 001 §3. `SI` holds JSON {items, time_update}; codeShow/codeClick the site codes. */
 @Entity('book_cats')
+@Index('IDX_book_cats_weight', ['weight', 'Id_cat'])
 export class BookCatEntity {
   @PrimaryGeneratedColumn() Id_cat: number;
   @Index('IDX_book_cats_title')
@@ -58,6 +59,8 @@ export class BookCatEntity {
   @Column({ type: 'text', nullable: true }) SI: string | null;
   @Column({ type: 'text', nullable: true }) codeShow: string | null;
   @Column({ type: 'text', nullable: true }) codeClick: string | null;
+  /** The /content/cat_weight_sort order (migration 1806000000000): lower first, then Id_cat. */
+  @Column({ type: 'integer', default: 0 }) weight: number;
 }
 
 /** A book placed in a category, at position `pos`. */

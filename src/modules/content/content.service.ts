@@ -545,7 +545,7 @@ export class ContentService {
   // -------------------------------------------------------------------------------------------
   // Import
 
-  @Rpc('content.import', { role: Role.admin, write: true, input: ImportArgs, summary: "{entity: books|pages|categories|authors, rows, all_or_none?}: upserts by id, row by row validated; answers {inserted, updated, refused: [{row (1-based), message}]}; with all_or_none any refused row means nothing is written" })
+  @Rpc('content.import', { role: Role.admin, write: true, input: ImportArgs, summary: "{entity: books|pages|categories|authors|joke_cats (key cid)|sonnik_cats|sonnik_posts, rows, all_or_none?}: upserts by id, row by row validated (category and joke cat_body, sonnik body sanitised); answers {inserted, updated, refused: [{row (1-based), message}]}; with all_or_none any refused row means nothing is written" })
   async import(a: z.output<typeof ImportArgs>): Promise<ImportResult> {
     try {
       return await importRows(this.ds, a.entity, a.rows, a.all_or_none === 1);

@@ -6,6 +6,7 @@ import { CronHistory } from './cron-history.js';
 import { CronController } from './cron.controller.js';
 import { CronRunEntity, CronSettingEntity, CronTaskEntity } from './cron.entities.js';
 import { CronService } from './cron.service.js';
+import { CronWorker } from './cron-worker.js';
 
 /**
  * Cron (000 §2 "Cron"): tasks, REST and RPC here; the engine (schedules, runs, locks) beside them,
@@ -14,7 +15,7 @@ import { CronService } from './cron.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([CronTaskEntity, CronRunEntity, CronSettingEntity, UserEntity])],
   controllers: [CronController],
-  providers: [CronService, CronHistory, CronEngine],
+  providers: [CronService, CronHistory, CronEngine, CronWorker],
   exports: [CronService],
 })
 export class CronModule {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Logger, Post, Query, Req } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { StreamBatch, STREAM_TOKEN_HEADER, ViewsDataQuery } from '../../contracts/input-stream.js';
+import { STREAM_TOKEN_HEADER, ViewsDataQuery } from '../../contracts/input-stream.js';
 import { Role } from '../../contracts/roles.js';
 import { NoAudit, Public, RequireRole } from '../../core/auth/actor.js';
 import { parseInput, toFailure } from '../../core/errors.js';
@@ -48,7 +48,7 @@ export class InputStreamIngestController {
   @HttpCode(200)
   async ingest(@Headers(STREAM_TOKEN_HEADER) token: string | undefined, @Body() body: unknown, @Req() req: GatedRequest) {
     const site = req.streamSite ?? (await this.stream.siteByToken(token));
-    return this.stream.ingest(site, parseInput(StreamBatch, body ?? {}));
+    return this.stream.ingest(site, this.stream.parseBatch(body ?? {}));
   }
 }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { LessThan, type DataSource, type EntityManager, type Repository } from 'typeorm';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import {
   ctrOf, MetricsArgs, STREAM_CAT_BOOKS_PAGE, STREAM_DEFAULT_DAYS, STREAM_ITEMS_PAGE, STREAM_MAX_AGE_DAYS, STREAM_MAX_AHEAD_MIN,
@@ -15,7 +15,8 @@ import { MSG } from '../../contracts/messages.js';
 import { Role } from '../../contracts/roles.js';
 import { auditTarget } from '../../core/audit/audit-target.js';
 import { SecretBox, sha256 } from '../../core/crypto/secret-box.js';
-import { AppError, conflict, notFound, unauthorized } from '../../core/errors.js';
+import { AppError, conflict, fromZod, notFound, unauthorized } from '../../core/errors.js';
+import { RESERVED_BATCH_KEYS, type IngestKind, type KindRecords } from './ingest-kinds.js';
 import { containsPattern, LIKE_CONTAINS } from '../../core/database/like.js';
 import { deleteBelow } from '../../core/database/prune.js';
 import { LeaseService } from '../../core/lease.service.js';
@@ -32,6 +33,9 @@ const UPSERT_CHUNK = 400;
  */
 const BATCH_KEEP_DAYS = STREAM_MAX_AGE_DAYS + 1;
 const PRUNE_LEASE = 'input-stream.prune';
+
+/** A batch as parsed by parseBatch: the book events and the records of each registered kind it carries. */
+export type ParsedBatch = z.output<typeof StreamBatch> & { kinds?: KindRecords[] };
 
 interface Bucket { Id_cat: number; Id_book: number; ts: number; shows: number; clicks: number; pos_sum: number; pos_n: number }
 interface SumRow { shows: unknown; clicks: unknown; pos_sum: unknown; pos_n: unknown }
@@ -71,6 +75,8 @@ export class InputStreamService {
   readonly dialect: 'sqlite' | 'mariadb';
 
   private readonly log = new Logger('InputStream');
+  /** Record kinds other areas registered (ingest-kinds.ts), by batch key. */
+  private readonly kinds = new Map<string, IngestKind>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
@@ -154,6 +160,43 @@ export class InputStreamService {
   // ------------------------------------------------------------------------------------------
   // Ingestion
 
+  /**
+   * Lets a batch carry records of another kind under `kind.key` (ingest-kinds.ts; docs/input-stream.md
+   * "Record kinds"). Called once per kind at start, by the area that owns the records.
+   */
+  registerKind<S extends z.ZodType>(kind: IngestKind<S>): void {
+    if (RESERVED_BATCH_KEYS.has(kind.key) || this.kinds.has(kind.key)) throw new Error(`ingest kind '${kind.key}' is reserved or registered twice`);
+    this.kinds.set(kind.key, kind as unknown as IngestKind);
+  }
+
+  /**
+   * Reads a batch body: `batch_id`, the book `events` and the list of every registered kind present
+   * (other keys are ignored). Refusals of all of them answer one 422 naming each field
+   * (`events.3.clicks`, `banners.0.Idb`); a batch with no record at all is refused too.
+   */
+  parseBatch(body: unknown): ParsedBatch {
+    const issues: z.core.$ZodIssue[] = [];
+    const base = StreamBatch.safeParse(body);
+    if (!base.success) issues.push(...base.error.issues);
+    const kinds: KindRecords[] = [];
+    if (body && typeof body === 'object' && !Array.isArray(body)) {
+      for (const kind of this.kinds.values()) {
+        const raw = (body as Record<string, unknown>)[kind.key];
+        if (raw === undefined) continue;
+        const list = z.array(kind.record, { error: `${kind.key} must be a list` }).max(kind.max, `${kind.key} has at most ${kind.max} items`).safeParse(raw);
+        if (list.success) { if (list.data.length) kinds.push({ kind, records: list.data }); }
+        else issues.push(...list.error.issues.map((i) => ({ ...i, path: [kind.key, ...i.path] })));
+      }
+    }
+    if (issues.length) throw fromZod(new z.ZodError(issues));
+    const batch = base.data!;
+    if (!batch.events.length && !kinds.length) {
+      const keys = ['events', ...this.kinds.keys()].join(', ');
+      throw new AppError(422, `events must not be empty: a batch carries at least one record (${keys})`, 'rules', { events: `must not be empty (or send one of ${keys})` });
+    }
+    return { ...batch, kinds };
+  }
+
   /** The active site a token belongs to; 401 otherwise (same answer for unknown, inactive and missing). */
   async siteByToken(token: string | undefined): Promise<StreamSiteEntity> {
     if (!token || token.length > 200) throw unauthorized('Site token required');
@@ -166,7 +209,7 @@ export class InputStreamService {
    * Counts one batch of a site, once: the batch row (site, batch id) and every hour and day bucket are
    * written in one transaction; a batch id seen before answers `duplicate: true` and counts nothing.
    */
-  async ingest(site: StreamSiteEntity, batch: z.output<typeof StreamBatch>, now = Date.now()): Promise<StreamIngestResult> {
+  async ingest(site: StreamSiteEntity, batch: ParsedBatch, now = Date.now()): Promise<StreamIngestResult> {
     const nowSec = Math.floor(now / 1000);
     const oldest = nowSec - STREAM_MAX_AGE_DAYS * DAY;
     const newest = nowSec + STREAM_MAX_AHEAD_MIN * 60;
@@ -175,6 +218,12 @@ export class InputStreamService {
       if (e.time < oldest || e.time > newest) fields[`events.${i}.time`] ??= `time must be within the last ${STREAM_MAX_AGE_DAYS} days`;
       if (e.clicks > e.shows) fields[`events.${i}.clicks`] ??= 'clicks must not exceed shows';
     });
+    const kinds = batch.kinds ?? [];
+    for (const { kind, records } of kinds) {
+      const refused = (await kind.check?.(records, now)) ?? {};
+      for (const [k, v] of Object.entries(refused)) fields[`${kind.key}.${k}`] ??= v;
+    }
+    const records = batch.events.length + kinds.reduce((n, k) => n + k.records.length, 0);
     const bad = Object.entries(fields);
     if (bad.length) throw new AppError(422, bad.slice(0, 5).map(([k, v]) => `${k}: ${v}`).join('; '), 'rules', Object.fromEntries(bad.slice(0, 50)));
 
@@ -182,11 +231,12 @@ export class InputStreamService {
     if (seen) return { batch_id: batch.batch_id, accepted: 0, duplicate: true };
     try {
       await this.db.transaction(async (m) => {
-        await m.insert(StreamBatchEntity, { site_id: site.Id, batch_id: batch.batch_id, events: batch.events.length, received_at: new Date(now) });
+        await m.insert(StreamBatchEntity, { site_id: site.Id, batch_id: batch.batch_id, events: records, received_at: new Date(now) });
         await this.upsert(m, 'stream_hours', bucketsOf(batch.events, HOUR));
         await this.upsert(m, 'stream_days', bucketsOf(batch.events, DAY));
+        for (const { kind, records: list } of kinds) await kind.apply(m, site, list, now);
         await m.createQueryBuilder().update(StreamSiteEntity)
-          .set({ batches: () => 'batches + 1', events: () => `events + ${batch.events.length}`, last_seen_at: new Date(now) })
+          .set({ batches: () => 'batches + 1', events: () => `events + ${records}`, last_seen_at: new Date(now) })
           .where('Id = :Id', { Id: site.Id }).execute();
       });
     } catch (err) {
@@ -195,7 +245,7 @@ export class InputStreamService {
       if (code && /DUP_ENTRY|CONSTRAINT_PRIMARYKEY|CONSTRAINT_UNIQUE/.test(code)) return { batch_id: batch.batch_id, accepted: 0, duplicate: true };
       throw err;
     }
-    return { batch_id: batch.batch_id, accepted: batch.events.length, duplicate: false };
+    return { batch_id: batch.batch_id, accepted: records, duplicate: false };
   }
 
   private async upsert(m: EntityManager, table: 'stream_hours' | 'stream_days', rows: Bucket[]): Promise<void> {
@@ -238,12 +288,19 @@ export class InputStreamService {
     return out;
   }
 
+  /** The retention of the registered record kinds (each kind's `prune`): rows removed in all. */
+  async pruneKinds(now = Date.now()): Promise<number> {
+    let n = 0;
+    for (const kind of this.kinds.values()) n += (await kind.prune?.(now)) ?? 0;
+    return n;
+  }
+
   /** The retention job's call: only where scheduled work runs, one instance at a time (the lease). */
-  async scheduledPrune(): Promise<{ batches: number; hours: number; days: number } | null> {
+  async scheduledPrune(): Promise<{ batches: number; hours: number; days: number; kinds: number } | null> {
     if (!this.cfg.cronEnabled) return null;
     if (!(await this.leases.acquire(PRUNE_LEASE, 30 * 60_000))) return null;
-    const r = await this.prune();
-    if (r.batches || r.hours || r.days) this.log.log(`retention: ${r.batches} batch ids, ${r.hours} hour rows and ${r.days} day rows removed`);
+    const r = { ...(await this.prune()), kinds: await this.pruneKinds() };
+    if (r.batches || r.hours || r.days || r.kinds) this.log.log(`retention: ${r.batches} batch ids, ${r.hours} hour rows, ${r.days} day rows and ${r.kinds} rows of other record kinds removed`);
     return r;
   }
 

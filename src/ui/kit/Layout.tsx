@@ -175,6 +175,8 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
       <footer className="app-footer text-secondary small px-3 py-2">
         {APP_NAME}
         {user ? ` · ${user.name}` : ''}
+        {' · '}
+        <Link to="/privacy" className="link-secondary">Privacy</Link>
       </footer>
       <Notifications />
     </div>

@@ -14,6 +14,11 @@ import { Agent1795000000000 } from './1795000000000-agent.js';
 import { Content1800000000000 } from './1800000000000-content.js';
 import { InputStream1801000000000 } from './1801000000000-input-stream.js';
 import { AuthorMerges1802000000000 } from './1802000000000-author-merges.js';
+import { Banners1805000000000 } from './1805000000000-banners.js';
+import { WorkersCatWeight1806000000000 } from './1806000000000-workers-cat-weight.js';
+import { Comments1806100000000 } from './1806100000000-comments.js';
+import { Compilations1803000000000 } from './1803000000000-compilations.js';
+import { ContentExtra1804000000000 } from './1804000000000-content-extra.js';
 
 /** Every migration, in order. Areas append theirs here; they run at start. */
-export const MIGRATIONS = [Platform1700000000000, Srv1710000000000, Cron1720000000000, AuditTarget1730000000000, Hardening1745000000000, Firewall1760000000000, FirewallTrain1770000000000, FirewallFeatures1775000000000, FirewallFeatureSums1776000000000, Monitoring1780000000000, Terminal1790000000000, Deploy1791000000000, Agent1795000000000, Content1800000000000, InputStream1801000000000, AuthorMerges1802000000000];
+export const MIGRATIONS = [Platform1700000000000, Srv1710000000000, Cron1720000000000, AuditTarget1730000000000, Hardening1745000000000, Firewall1760000000000, FirewallTrain1770000000000, FirewallFeatures1775000000000, FirewallFeatureSums1776000000000, Monitoring1780000000000, Terminal1790000000000, Deploy1791000000000, Agent1795000000000, Content1800000000000, InputStream1801000000000, AuthorMerges1802000000000, Compilations1803000000000, ContentExtra1804000000000, Banners1805000000000, WorkersCatWeight1806000000000, Comments1806100000000];

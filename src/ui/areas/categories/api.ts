@@ -1,6 +1,6 @@
 /** Typed RPC methods of book categories (declaration merging into the UI's RpcMethods). */
 import type { Paged } from '../../../contracts/auth.js';
-import type { CatBook, CategoryView, CatSort } from '../../../contracts/categories.js';
+import type { CatBook, CategoryView, CatSort, CatWeightItem } from '../../../contracts/categories.js';
 
 export interface CatFilter {
   p_?: number;
@@ -17,5 +17,7 @@ declare module '../../api/rpc.js' {
     'cat.get': { args: CatFilter; result: CategoryView | Paged<CategoryView> };
     'cat.read': { args: { Id_cat: number; p_?: number }; result: { cat: CategoryView; list: CatBook[]; count: number; page: number; limit: number } };
     'cat.update': { args: CatEditable & { Id_cat?: number }; result: { Id_cat: number; message: string } };
+    'cat.getWeights': { args: Record<string, never>; result: CatWeightItem[] };
+    'cat.setWeights': { args: { ids: number[] }; result: { count: number; message: string } };
   }
 }
