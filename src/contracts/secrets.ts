@@ -54,21 +54,35 @@ export function isMaskedUserinfo(userinfo: string): boolean {
   return (colon >= 0 ? userinfo.slice(colon + 1) : userinfo) === SECRET_MASK;
 }
 
-const SCHEME = () => /[a-z][a-z0-9+.-]*:\/\//gi;
+const SCHEME_CHAR = /[a-z0-9+.-]/i;
+const LETTER = /[a-z]/i;
+/**
+ * The next `scheme://` at or after `from`, as /[a-z][a-z0-9+.-]*:\/\//i would find it, in linear time: a
+ * regex scan restarts at every letter of a long run that holds no '://' (a base64 upload in an argument
+ * or a log line) and is quadratic there.
+ */
+function nextScheme(text: string, from: number): { index: number; end: number } | null {
+  for (let i = text.indexOf('://', from); i >= 0; i = text.indexOf('://', i + 1)) {
+    let j = i;
+    while (j > from && SCHEME_CHAR.test(text[j - 1])) j--;
+    while (j < i && !LETTER.test(text[j])) j++;
+    if (j < i) return { index: j, end: i + 3 };
+  }
+  return null;
+}
 
 /** The user part of every URL in `text` masked: `http://user:pass@host/x` -> `http://user:***@host/x`; `https://token@host` -> `https://***@host`. */
 export function maskUrlCredentials(text: string): string {
   if (!text.includes('@')) return text;
-  const re = SCHEME();
   let out = '';
   let last = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const from = m.index + m[0].length;
+  for (let m = nextScheme(text, 0); m; ) {
+    const from = m.end;
     const at = userinfoEnd(text, from);
-    if (at < 0) continue;
+    if (at < 0) { m = nextScheme(text, from); continue; }
     out += text.slice(last, from) + maskUserinfo(text.slice(from, at));
     last = at;
-    re.lastIndex = at + 1;
+    m = nextScheme(text, at + 1);
   }
   return out + text.slice(last);
 }
@@ -128,7 +142,20 @@ export function maskQuery(url: string): string {
 // Free text (audit arguments and messages, log lines)
 
 /** A `name=` with a name as a cron argument or a query parameter writes it. */
-const NAME_EQ = () => /(?<![\w.[\]-])([A-Za-z_][\w.[\]-]*)=/g;
+const NAME_CHAR = /[\w.[\]-]/;
+const NAME_START = /[A-Za-z_]/;
+/**
+ * The next `name=` at or after `from` whose name is a whole word, as /(?<![\w.[\]-])([A-Za-z_][\w.[\]-]*)=/
+ * would find it, in linear time (the regex is quadratic over a long run of word characters without '=').
+ */
+function nextNameEq(text: string, from: number): { index: number; end: number; name: string } | null {
+  for (let i = text.indexOf('=', from); i >= 0; i = text.indexOf('=', i + 1)) {
+    let k = i;
+    while (k > 0 && NAME_CHAR.test(text[k - 1])) k--;
+    if (k >= from && k < i && NAME_START.test(text[k])) return { index: k, end: i + 1, name: text.slice(k, i) };
+  }
+  return null;
+}
 
 /**
  * Every secret in free text masked, greedily (it may hide more than a cron answer does, never less):
@@ -142,17 +169,13 @@ export function maskSecretText(text: string): string {
   if (!text.includes('=') && !text.includes('@')) return text;
   let out = '';
   let pos = 0;
-  const scheme = SCHEME();
-  const name = NAME_EQ();
   while (pos < text.length) {
-    scheme.lastIndex = pos;
-    name.lastIndex = pos;
-    const s = scheme.exec(text);
-    let n = name.exec(text);
-    while (n && !isSecretName(n[1]) && (!s || n.index < s.index)) n = name.exec(text);
+    const s = nextScheme(text, pos);
+    let n = nextNameEq(text, pos);
+    while (n && !isSecretName(n.name) && (!s || n.index < s.index)) n = nextNameEq(text, n.end);
     if (n && (!s || n.index < s.index)) {
       // A secret name=value outside a URL: up to '&&', '|' or the end.
-      const from = n.index + n[0].length;
+      const from = n.end;
       const ends = [text.indexOf('&&', from), text.indexOf('|', from)].filter((i) => i >= 0);
       const end = ends.length ? Math.min(...ends) : text.length;
       out += text.slice(pos, from) + (end > from ? SECRET_MASK : '');
@@ -161,7 +184,7 @@ export function maskSecretText(text: string): string {
     }
     if (!s) break;
     // A URL: its user part, then the rest up to '|' or the end.
-    const from = s.index + s[0].length;
+    const from = s.end;
     const pipe = text.indexOf('|', from);
     const end = pipe >= 0 ? pipe : text.length;
     const at = userinfoEnd(text, from);
