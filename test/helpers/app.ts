@@ -8,13 +8,12 @@ import type { INestApplication } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { createConnection } from 'mysql2/promise';
 import { loadConfig, type AppConfig } from '../../config/config.js';
 import { createApp } from '../../src/bootstrap.js';
 import { JsonLogger } from '../../src/core/logger.js';
 import { encodeAuthKey, type SessionValues } from '../../src/contracts/auth.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
+import { freshMysql } from './mysql.js';
 
 export const ADMIN = { login: 'admin', password: 'admin-password-1' };
 
@@ -32,23 +31,6 @@ export interface TestApp {
   /** A REST call under /api; returns status and parsed body. */
   rest<T = unknown>(hash: string | null, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   close(): Promise<void>;
-}
-
-async function freshMysql(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const u = new URL(url.replace(/^mariadb:/, 'mysql:'));
-  const name = `t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const conn = await createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) });
-  await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await conn.end();
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = await createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) });
-      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await c.end();
-    },
-  };
 }
 
 /** `opts.logger`: a JsonLogger of the test's own (e.g. writing to a stream the test reads). */

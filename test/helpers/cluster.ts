@@ -39,17 +39,18 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, rmdirSync, statSync, utimesSync, writeFileSync, type WriteStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runInThisContext } from 'node:vm';
-import { createConnection } from 'mysql2/promise';
 import { io, type Socket } from 'socket.io-client';
 import { encodeAuthKey, type SessionValues } from '../../src/contracts/auth.js';
 import { SOCKET_CLIENT_STATUS } from '../../src/contracts/constants.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
 import type { ServerEvents } from '../../src/contracts/events.js';
+import { freshMysql } from './mysql.js';
+import { freePort } from './sshd.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { sleep, waitFor } from './wait.js';
 
@@ -200,14 +201,6 @@ async function stopChild(c: ChildProcess | null, signal: NodeJS.Signals, graceMs
   return Date.now() - started;
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 function canConnect(port: number): Promise<boolean> {
   return new Promise((r) => {
     const s = connect({ host: '127.0.0.1', port });
@@ -283,27 +276,13 @@ export async function ensureServerBuild(): Promise<void> {
 
 // ---------------------------------------------------------------- the database
 
+/** A fresh database on the server of `serverUrl` (test/helpers/app.ts freshMysql), with a clear error when the server is not there. */
 async function freshMariaDb(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const u = new URL(serverUrl.replace(/^mariadb:/, 'mysql:'));
-  const opts = { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), connectTimeout: 5000 };
-  const name = `t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  let conn;
   try {
-    conn = await createConnection(opts);
+    return await freshMysql(serverUrl);
   } catch (err) {
-    throw new Error(`the cluster harness needs MariaDB: ${u.host} is not reachable (${(err as Error).message}). Set TEST_DATABASE_URL, or start the machine's MariaDB: start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd`);
+    throw new Error(`the cluster harness needs MariaDB: ${new URL(serverUrl.replace(/^mariadb:/, 'mysql:')).host} is not reachable (${(err as Error).message}). Set TEST_DATABASE_URL, or start the machine's MariaDB: start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd`);
   }
-  await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await conn.end();
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = await createConnection(opts);
-      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await c.end();
-    },
-  };
 }
 
 // ---------------------------------------------------------------- nginx

@@ -5,10 +5,10 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { freePort } from './sshd.js';
 import { waitFor } from './wait.js';
 
 export interface OwnMariaDb {
@@ -21,14 +21,6 @@ export interface OwnMariaDb {
   /** Starts the server again on the same data directory and port; resolves when it answers. */
   start(): Promise<void>;
   remove(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 export async function startOwnMariaDb(): Promise<OwnMariaDb> {
