@@ -1,7 +1,7 @@
 /**
  * The console's own background workers (001 §2 /worker, §3 Worker, §4 "Worker: status 'ok' shows Stop,
  * otherwise Start", §7 GET /worker/list, §9 worker 20 per page): shapes and input schemas shared by the
- * server (src/core/workers.ts) and the UI (src/ui/areas/workers). Decisions: docs/operations.md "Workers".
+ * server (src/core/workers/workers.ts) and the UI (src/ui/areas/workers). Decisions: docs/operations.md "Workers".
  */
 import { z } from 'zod';
 import { int, INT_MAX, text } from './fields.js';

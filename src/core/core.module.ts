@@ -19,8 +19,8 @@ import { LeaseService } from './lease.service.js';
 import { RealtimeService } from './realtime/realtime.service.js';
 import { LiveChannels } from './realtime/live-channels.js';
 import { SocketSessions } from './realtime/socket-sessions.service.js';
-import { WorkerRegistry, WorkerStateEntity } from './workers.js';
-import { WorkersController } from './workers.controller.js';
+import { WorkerRegistry, WorkerStateEntity } from './workers/workers.js';
+import { WorkersController } from './workers/workers.controller.js';
 import { PrivacyController } from './privacy.controller.js';
 
 /** What every area uses: auth and roles, the RPC registry, audit, the envelope, leases, the worker registry. */

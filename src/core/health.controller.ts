@@ -8,7 +8,7 @@ import { Public } from './auth/actor.js';
 import { isDbUnreachable } from './database/db-errors.js';
 import { dbOutage } from './database/db-outage.js';
 import { RawResponse } from './http/raw.js';
-import type { RedisWatch } from './redis-watch.js';
+import type { RedisWatch } from './redis/redis-watch.js';
 
 @Controller('health')
 export class HealthController {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AuditService } from '../core/audit/audit.service.js';
-import { WorkerRegistry } from '../core/workers.js';
+import { WorkerRegistry } from '../core/workers/workers.js';
 
 @Injectable()
 export class AuditRetentionJob {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
-import { WorkerRegistry } from '../core/workers.js';
+import { WorkerRegistry } from '../core/workers/workers.js';
 import { FirewallWorkerService } from '../modules/firewall/firewall-worker.service.js';
 
 @Injectable()

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { WorkerRegistry } from '../core/workers.js';
+import { WorkerRegistry } from '../core/workers/workers.js';
 import { FirewallTrafficService } from '../modules/firewall/firewall-traffic.service.js';
 
 @Injectable()

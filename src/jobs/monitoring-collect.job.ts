@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { WorkerRegistry } from '../core/workers.js';
+import { WorkerRegistry } from '../core/workers/workers.js';
 import { MonitoringCollector } from '../modules/monitoring/monitoring-collector.service.js';
 
 @Injectable()

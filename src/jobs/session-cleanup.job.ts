@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { AuthService } from '../core/auth/auth.service.js';
-import { WorkerRegistry } from '../core/workers.js';
+import { WorkerRegistry } from '../core/workers/workers.js';
 
 @Injectable()
 export class SessionCleanupJob {

@@ -5,14 +5,14 @@ import type { Server, ServerOptions } from 'socket.io';
 import { SOCKET_CLIENT_STATUS } from '../../contracts/constants.js';
 import { MSG } from '../../contracts/messages.js';
 import { AuthService } from '../auth/auth.service.js';
-import { closeRedis, connectRedis, createRedisClient, type RedisClient } from '../redis.js';
-import { RedisWatch } from '../redis-watch.js';
+import { closeRedis, connectRedis, createRedisClient, type RedisClient } from '../redis/redis-client.js';
+import { RedisWatch } from '../redis/redis-watch.js';
 
 /**
  * socket.io on the same port. The handshake must carry a live session hash (`auth.hash`, or the
  * `User` header); without one the connection is refused. With REDIS_URL, events fan out to every
  * instance through the Redis adapter (docs/operations.md "Several instances"):
- * - the clients come from core/redis.ts: a publish while Redis is down fails at once and is dropped
+ * - the clients come from core/redis/redis-client.ts: a publish while Redis is down fails at once and is dropped
  *   (never queued and delivered late in a burst, never an unhandled rejection), the subscriber renews
  *   its subscriptions on every reconnect;
  * - when Redis is back after an outage, every socket (of every instance) gets `realtime.resync`: events from and to the

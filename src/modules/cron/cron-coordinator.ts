@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { closeRedis, connectRedis, createRedisClient, type RedisClient } from '../../core/redis.js';
-import { RedisWatch } from '../../core/redis-watch.js';
+import { closeRedis, connectRedis, createRedisClient, type RedisClient } from '../../core/redis/redis-client.js';
+import { RedisWatch } from '../../core/redis/redis-watch.js';
 
 /** A control message between instances (Redis pub/sub). */
 export type CronControl =
@@ -66,7 +66,7 @@ const MARK_REFRESH_MS = 600_000;
  * - kill, reload and the service switch are published on `{ns}:ctl` so every instance applies them; a
  *   publish that failed (Redis down) is replaced by a reload sent once Redis is back, and an instance
  *   whose subscriber was away reloads itself (it may have missed one).
- * Every command fails at once while Redis is down, or after REDIS_COMMAND_TIMEOUT_MS (core/redis.ts):
+ * Every command fails at once while Redis is down, or after REDIS_COMMAND_TIMEOUT_MS (core/redis/redis-client.ts):
  * the engine then leaves the tick to an instance that reaches Redis, or (when none does) decides it
  * with the database lease (cron-engine.ts). `ns` is a random name
  * stored in the database, so instances sharing a database share their locks and separate databases

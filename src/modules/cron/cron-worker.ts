@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { WorkerRegistry } from '../../core/workers.js';
+import { WorkerRegistry } from '../../core/workers/workers.js';
 import { CronEngine } from './cron-engine.js';
 import { CronHistory } from './cron-history.js';
 
 /**
- * The cron service on /worker (src/core/workers.ts): its switch is the engine's own persisted service
+ * The cron service on /worker (src/core/workers/workers.ts): its switch is the engine's own persisted service
  * switch (cron settings, and with Redis a control message to every instance), through the engine's
  * public serviceStatus/setService only; its last run is the newest task run of the history.
  */

@@ -2,7 +2,7 @@ import { Table, TableColumn, TableIndex, type MigrationInterface, type QueryRunn
 import { col } from '../columns.js';
 
 /**
- * Issue 19 "Worker list and small tools": the `workers` table (src/core/workers.ts: a worker's switch
+ * Issue 19 "Worker list and small tools": the `workers` table (src/core/workers/workers.ts: a worker's switch
  * when it has none of its own, and its last run and failure, shared by every instance) and the book
  * categories' `weight` (the /content/cat_weight_sort order: lower first, then Id_cat).
  */

@@ -18,12 +18,12 @@ import { Column, Entity, PrimaryColumn, type Repository } from 'typeorm';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { z } from 'zod';
-import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { Role } from '../contracts/roles.js';
-import { WORKER_MSG, WORKERS_PAGE, WorkerListArgs, WorkerNameArgs, type WorkerView } from '../contracts/workers.js';
-import { auditTarget } from './audit/audit-target.js';
-import { notFound } from './errors.js';
-import { Rpc } from './rpc/rpc.decorator.js';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { Role } from '../../contracts/roles.js';
+import { WORKER_MSG, WORKERS_PAGE, WorkerListArgs, WorkerNameArgs, type WorkerView } from '../../contracts/workers.js';
+import { auditTarget } from '../audit/audit-target.js';
+import { notFound } from '../errors.js';
+import { Rpc } from '../rpc/rpc.decorator.js';
 
 /** One row per worker (migration 1806000000000): its switch (when it has none of its own) and its last run. */
 @Entity('workers')
