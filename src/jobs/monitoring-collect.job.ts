@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { WorkerRegistry } from '../core/workers/workers.js';
@@ -6,7 +6,6 @@ import { MonitoringCollector } from '../modules/monitoring/monitoring-collector.
 
 @Injectable()
 export class MonitoringCollectJob implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly log = new Logger('MonitoringCollectJob');
   constructor(@Inject(APP_CONFIG) private readonly cfg: AppConfig, private readonly collector: MonitoringCollector, private readonly registry: SchedulerRegistry, private readonly workers: WorkerRegistry) {
     workers.register({ name: 'monitoring-collect', label: 'Monitoring collector', schedule: `every ${cfg.monitoring.intervalMs / 1000} s` });
   }

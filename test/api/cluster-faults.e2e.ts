@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import type { Paged } from '../../src/contracts/auth.js';
 import type { CronRunView, CronStatus } from '../../src/contracts/cron.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
-import { startCluster, type Cluster, type ClusterSocket } from '../helpers/cluster.js';
+import { startCluster, type Cluster } from '../helpers/cluster.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 jest.setTimeout(90_000);

@@ -50,6 +50,7 @@ import { SOCKET_CLIENT_STATUS } from '../../src/contracts/constants.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
 import type { ServerEvents } from '../../src/contracts/events.js';
 import { freshMysql } from './mysql.js';
+import { nginxTempPaths } from './proxy-host.js';
 import { freePort } from './sshd.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { sleep, waitFor } from './wait.js';
@@ -302,7 +303,6 @@ async function freshMariaDb(serverUrl: string): Promise<{ url: string; drop: () 
  *   upstream connection, so a killed instance leaves no idle connection behind).
  */
 function nginxConfig(dir: string, port: number, upstreams: number[], t: Required<NonNullable<ClusterOptions['nginx']>>): string {
-  const tmp = join(dir, 'tmp');
   return [
     typeof process.getuid === 'function' && process.getuid() === 0 ? 'user root;' : '',
     'worker_processes 1;',
@@ -312,11 +312,7 @@ function nginxConfig(dir: string, port: number, upstreams: number[], t: Required
     `error_log ${join(dir, 'error.log')} warn;`,
     'events { worker_connections 1024; }',
     'http {',
-    `  client_body_temp_path ${tmp}/body;`,
-    `  proxy_temp_path ${tmp}/proxy;`,
-    `  fastcgi_temp_path ${tmp}/fastcgi;`,
-    `  uwsgi_temp_path ${tmp}/uwsgi;`,
-    `  scgi_temp_path ${tmp}/scgi;`,
+    ...nginxTempPaths(dir),
     '  server_tokens off;',
     '  keepalive_timeout 65s;',
     `  log_format upstream '$remote_addr [$time_local] "$request" $status $body_bytes_sent up=$upstream_addr upstatus=$upstream_status rt=$request_time urt=$upstream_response_time';`,

@@ -405,11 +405,17 @@ function writeSite(root: string) {
   writeFileSync(join(root, 'feed.xml'), '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title></channel></rss>\n');
 }
 
+
+/** The temp paths of an nginx of a test's own, under `dir/tmp` (never the system's /var/lib/nginx): proxy hosts and the cluster harness. */
+export function nginxTempPaths(dir: string): string[] {
+  const tmp = join(dir, 'tmp');
+  return [`  client_body_temp_path ${tmp}/body;`, `  proxy_temp_path ${tmp}/proxy;`, `  fastcgi_temp_path ${tmp}/fastcgi;`, `  uwsgi_temp_path ${tmp}/uwsgi;`, `  scgi_temp_path ${tmp}/scgi;`];
+}
+
 function nginxConfig(dir: string, logPath: string, logFormat: string | null, ipv6: boolean, serverConfig: string) {
   const fmtName = logFormat ? /^\s*log_format\s+(\S+)/.exec(logFormat)?.[1] : null;
   if (logFormat && !fmtName) throw new Error(`logFormat must be a log_format line ("log_format NAME '...';"), got: ${logFormat.slice(0, 80)}`);
   const fmtLine = logFormat ? (logFormat.trim().endsWith(';') ? logFormat.trim() : `${logFormat.trim()};`) : '';
-  const tmp = join(dir, 'tmp');
   return [
     'user root;',
     'worker_processes 1;',
@@ -421,11 +427,7 @@ function nginxConfig(dir: string, logPath: string, logFormat: string | null, ipv
     'http {',
     '  include /etc/nginx/mime.types;',
     '  default_type application/octet-stream;',
-    `  client_body_temp_path ${tmp}/body;`,
-    `  proxy_temp_path ${tmp}/proxy;`,
-    `  fastcgi_temp_path ${tmp}/fastcgi;`,
-    `  uwsgi_temp_path ${tmp}/uwsgi;`,
-    `  scgi_temp_path ${tmp}/scgi;`,
+    ...nginxTempPaths(dir),
     '  server_tokens off;',
     '  keepalive_timeout 5s;',
     fmtLine ? `  ${fmtLine}` : '',

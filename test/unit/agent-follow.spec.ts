@@ -20,7 +20,7 @@ const send = (res: ServerResponse, event: string, data: unknown) => res.write(`e
 const sse = (res: ServerResponse) => { res.writeHead(200, { 'content-type': 'text/event-stream' }); send(res, 'open', { host: 'node1', name: 'logs/a.log', size: 0 }); };
 
 beforeAll(async () => {
-  server = createServer((req, res) => { open.add(res); res.on('close', () => open.delete(res)); script(res); });
+  server = createServer((_req, res) => { open.add(res); res.on('close', () => open.delete(res)); script(res); });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });

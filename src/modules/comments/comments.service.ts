@@ -28,7 +28,6 @@ const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOS
 export class CommentsService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @InjectRepository(CommentEntity) private readonly comments: Repository<CommentEntity>,
     @InjectRepository(CommentDecisionEntity) private readonly decisions: Repository<CommentDecisionEntity>,
     private readonly stream: InputStreamService,
   ) {}
