@@ -16,6 +16,8 @@ need_apt=()
 # a non-root SSH login on a proxy runs ipset/iptables with sudo -n (test/api/firewall-sync.e2e.ts)
 [ -x /usr/bin/sudo ] || need_apt+=(sudo)
 command -v ip >/dev/null || need_apt+=(iproute2)
+# the search nodes' peer (test/api/sphinx.e2e.ts): indexer and searchd, run by the test on its own config
+[ -x /usr/bin/indexer ] || need_apt+=(sphinxsearch)
 command -v openssl >/dev/null || need_apt+=(openssl)
 command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -30,6 +32,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   if [[ " ${need_apt[*]} " == *" nginx "* ]]; then
     as_root=""; [ "$(id -u)" = 0 ] || as_root=sudo
     { $as_root systemctl disable --now nginx || $as_root service nginx stop; } >/dev/null 2>&1 || true
+  fi
+  # Likewise sphinxsearch's searchd: the test starts its own on a config the console wrote.
+  if [[ " ${need_apt[*]} " == *" sphinxsearch "* ]]; then
+    as_root=""; [ "$(id -u)" = 0 ] || as_root=sudo
+    { $as_root systemctl disable --now sphinxsearch || $as_root service sphinxsearch stop; } >/dev/null 2>&1 || true
   fi
 fi
 
