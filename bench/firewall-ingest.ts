@@ -14,9 +14,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
-import { AccessLogStore, PREFERRED_CHUNK_BYTES } from '../src/modules/firewall/access-log.store.js';
-import { LogIngest } from '../src/modules/firewall/firewall-worker.service.js';
-import { LogParsePool } from '../src/modules/firewall/log-parse.pool.js';
+import { AccessLogStore, PREFERRED_CHUNK_BYTES } from '../src/modules/firewall/worker/access-log.store.js';
+import { LogIngest } from '../src/modules/firewall/worker/firewall-worker.service.js';
+import { LogParsePool } from '../src/modules/firewall/worker/log-parse.pool.js';
 import { machine, onScratchMariaDb, percentile, ROOT, startBenchApp, writeSection } from './lib.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'access-combined-10k.log');

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { LogParsePool } from '../src/modules/firewall/log-parse.pool.js';
-import { initialParseState, IpCounter, LogStreamParser } from '../src/modules/firewall/log-parser.js';
+import { LogParsePool } from '../src/modules/firewall/worker/log-parse.pool.js';
+import { initialParseState, IpCounter, LogStreamParser } from '../src/modules/firewall/worker/log-parser.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'access-combined-10k.log');

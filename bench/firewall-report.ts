@@ -17,8 +17,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { AccessLogEntry, TrafficCodeFilter, TrafficReport } from '../src/contracts/firewall.js';
-import { FirewallTrafficService } from '../src/modules/firewall/firewall-traffic.service.js';
-import { finishChunk, parseChunk } from '../src/modules/firewall/log-parser.js';
+import { FirewallTrafficService } from '../src/modules/firewall/traffic/firewall-traffic.service.js';
+import { finishChunk, parseChunk } from '../src/modules/firewall/worker/log-parser.js';
 import { ROOT, machine, onScratchMariaDb, percentile, startBenchApp, writeSection } from './lib.js';
 
 const COPIES = 100;

@@ -22,10 +22,10 @@ import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import { FEATURE_NAMES, NN_HIDDEN_LAYERS } from '../src/contracts/firewall-train.js';
-import { driverRawQuery, featuresOf, loadFeatures, SUMS_LAG_MINUTES, toInput, type FeatureRow, type Query, type RawQuery } from '../src/modules/firewall/ip-features.js';
-import { FeatureRollupService } from '../src/modules/firewall/feature-rollup.service.js';
-import { Scorer, trainInWorker } from '../src/modules/firewall/nn-model.js';
-import { ScoringThread } from '../src/modules/firewall/nn-score.thread.js';
+import { driverRawQuery, featuresOf, loadFeatures, SUMS_LAG_MINUTES, toInput, type FeatureRow, type Query, type RawQuery } from '../src/modules/firewall/train/ip-features.js';
+import { FeatureRollupService } from '../src/modules/firewall/train/feature-rollup.service.js';
+import { Scorer, trainInWorker } from '../src/modules/firewall/train/nn-model.js';
+import { ScoringThread } from '../src/modules/firewall/train/nn-score.thread.js';
 import { prng } from '../test/helpers/traffic-gen.js';
 import { machine, onScratchMariaDb, startBenchApp, writeSection } from './lib.js';
 

@@ -4,8 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
+import { STORAGE_DEFAULT_MAX_MB } from '../src/contracts/storage.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -73,8 +75,44 @@ const EnvSchema = z.object({
   NODE_AGENT_PORT: port.default(3010),
   NODE_AGENT_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(10_000),
   NODE_AGENT_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(8),
+  SMTP_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v), // empty: unset (no mail is sent)
+    z.string().refine((v) => parseSmtpUrl(v) !== null, { message: 'must look like smtp://user:password@host:port or smtps://user:password@host:port (user and password optional, no path or query)' }).optional(),
+  ),
+  SMTP_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(500, 'must be at least 500').max(120_000, 'must be at most 120000').default(15_000),
+  ALERT_MAIL_FROM: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().max(254, 'must be at most 254 characters').pipe(z.email('must be an e-mail address')).optional()),
+  ALERT_MAIL_TO: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).pipe(z.array(z.email('must be e-mail addresses separated by commas')).max(50, 'must be at most 50 addresses')).optional(),
+  ),
   UI_DIR: z.string().optional(),
+  STORAGE_DIR: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+  STORAGE_MAX_MB: z.coerce.number().int('must be a whole number of MB').min(1, 'must be at least 1').max(100, 'must be at most 100').default(STORAGE_DEFAULT_MAX_MB),
+  STORAGE_PUBLIC_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v), // empty: the console's own origin
+    z.string().regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without query').transform((v) => v.replace(/\/+$/, '')).optional(),
+  ),
 });
+
+/** SMTP_URL read: `smtp://` (STARTTLS when offered) or `smtps://` (TLS from the start), port 587 / 465 when missing. */
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | null;
+  pass: string | null;
+}
+
+export function parseSmtpUrl(v: string): SmtpSettings | null {
+  const m = /^(smtps?):\/\//i.exec(v);
+  if (!m) return null;
+  let u: URL;
+  try { u = new URL(v); } catch { return null; }
+  if (!u.hostname || (u.pathname && u.pathname !== '/') || u.search || u.hash) return null;
+  const secure = m[1].toLowerCase() === 'smtps';
+  const dec = (x: string) => { try { return decodeURIComponent(x); } catch { return x; } };
+  return { host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port ? Number(u.port) : secure ? 465 : 587, secure, user: u.username ? dec(u.username) : null, pass: u.password ? dec(u.password) : null };
+}
 
 /** `host`, `host:port` or `[ipv6]:port` (port 43 when missing) as {host, port}, or null. */
 export function parseHostPort(v: string, defaultPort = 43): { host: string; port: number } | null {
@@ -140,6 +178,18 @@ export interface AppConfig {
    * of one call, and how many calls run at once.
    */
   nodeAgent: { port: number; timeoutMs: number; concurrency: number };
+  /**
+   * Outgoing mail (src/core/outside/mail.client.ts): the SMTP server of SMTP_URL (null: not configured;
+   * its password comes from the environment and is never logged or answered), the time-out of each SMTP
+   * step, the sender (ALERT_MAIL_FROM, default console@<hostname>) and the default recipients of alerts.
+   */
+  mail: { smtp: SmtpSettings | null; timeoutMs: number; from: string; alertTo: string[] };
+  /**
+   * Image storage (docs/architecture.md "Storage"): where the local-disk backend keeps the files
+   * (STORAGE_DIR, default DATA_DIR/storage), the largest upload taken (decoded bytes, STORAGE_MAX_MB),
+   * and the absolute base URL the network's sites reach /storage under ('' = the console's own origin).
+   */
+  storage: { dir: string; maxBytes: number; publicUrl: string };
   uiDir: string;
 }
 
@@ -221,6 +271,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     privacy: { operatorName: e.PRIVACY_OPERATOR_NAME ?? null, operatorEmail: e.PRIVACY_OPERATOR_EMAIL ?? null, policyUrl: e.PRIVACY_POLICY_URL ?? null },
     deploy: { runOnceConcurrency: e.RUN_ONCE_CONCURRENCY, concurrency: e.DEPLOY_CONCURRENCY },
     nodeAgent: { port: e.NODE_AGENT_PORT, timeoutMs: e.NODE_AGENT_TIMEOUT_MS, concurrency: e.NODE_AGENT_CONCURRENCY },
+    mail: { smtp: e.SMTP_URL ? parseSmtpUrl(e.SMTP_URL) : null, timeoutMs: e.SMTP_TIMEOUT_MS, from: e.ALERT_MAIL_FROM ?? `console@${hostname()}`, alertTo: e.ALERT_MAIL_TO ?? [] },
+    storage: { dir: resolve(e.STORAGE_DIR ?? join(dataDir, 'storage')), maxBytes: e.STORAGE_MAX_MB * 1024 * 1024, publicUrl: e.STORAGE_PUBLIC_URL ?? '' },
     uiDir: resolve(e.UI_DIR ?? join(import.meta.dirname, '..', 'ui')),
   };
 }

@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/config.js';
 import { ConfigModule } from './core/config.module.js';
 import { CoreModule } from './core/core.module.js';
 import { DatabaseModule } from './core/database/database.module.js';
+import { StorageModule } from './core/storage/storage.module.js';
 import { AREA_MODULES } from './modules/index.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { GatewaysModule } from './gateways/gateways.module.js';
@@ -18,6 +19,8 @@ export class AppModule {
         ConfigModule.forRoot(cfg),
         DatabaseModule,
         CoreModule,
+        // The one image store (docs/architecture.md "Storage"): its methods and routes exist whichever areas use it.
+        StorageModule,
         ScheduleModule.forRoot(),
         ...AREA_MODULES,
         GatewaysModule,

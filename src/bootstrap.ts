@@ -10,7 +10,10 @@ import { AuthedSocketAdapter } from './core/realtime/socket.adapter.js';
 import { JsonLogger } from './core/logger.js';
 import { ingestTokenGate } from './modules/input-stream/input-stream.controller.js';
 import { InputStreamService } from './modules/input-stream/input-stream.service.js';
-import { FILES_PATH, StorageService, UPLOAD_BODY_LIMIT, UPLOAD_ROUTES } from './core/storage/storage.service.js';
+import { AuthService } from './core/auth/auth.service.js';
+import { FILES_PATH, StorageService } from './core/storage/storage.service.js';
+import { uploadBodyGate, type UploadGatedRequest } from './core/storage/upload-gate.js';
+import { STORAGE_PATH } from './contracts/storage.js';
 
 /**
  * Builds the application (without listening): used by main.ts and by the end-to-end tests, so tests
@@ -34,17 +37,25 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
   // Routes whose credential is not a session check it before the body too (docs/input-stream.md).
   app.use('/api/input_stream/ingest', ingestTokenGate(app.get(InputStreamService, { strict: false })));
   // Uploads (docs/architecture.md "Storage"): the routes that carry an image as base64 take a larger
-  // JSON body than BODY_LIMIT; the stored files are served read-only under /files.
-  app.use(UPLOAD_ROUTES, express.json({ limit: UPLOAD_BODY_LIMIT }));
-  app.use(FILES_PATH, app.get(StorageService, { strict: false }).serve());
+  // JSON body than BODY_LIMIT, for a caller whose session (checked before the body is read) may upload.
+  // Stored images are served read-only under /storage, the legacy banner files under /files.
+  app.use(uploadBodyGate(app.get(AuthService, { strict: false }), cfg.storage.maxBytes, cfg.bodyLimit));
+  const storage = app.get(StorageService, { strict: false });
+  app.use(STORAGE_PATH, storage.serve());
+  app.use(FILES_PATH, storage.serveLegacy());
   // JSON only: no route takes a form body (the UI sends JSON everywhere; apiWriteGuard refuses the rest).
   app.use(express.json({ limit: cfg.bodyLimit }));
   // Body parser failures (malformed JSON, oversized body) answer an envelope, never an HTML stack.
-  app.use((err: { status?: number; type?: string; message?: string }, _req: Request, res: Response, next: NextFunction) => {
+  app.use((err: { status?: number; type?: string; message?: string }, req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();
     const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 400;
+    const upload = (req as UploadGatedRequest).uploadLimit;
+    // An oversized body is not read any further: the connection closes after the answer.
+    if (err.type === 'entity.too.large') res.setHeader('Connection', 'close');
     const message =
-      err.type === 'entity.too.large' ? `Request body is larger than ${cfg.bodyLimit}`
+      err.type === 'entity.too.large' && upload
+        ? `Request body is larger than ${Math.floor(upload / 1024)}kb: an upload is at most ${cfg.storage.maxBytes / 1024 / 1024} MB (STORAGE_MAX_MB), sent as base64`
+      : err.type === 'entity.too.large' ? `Request body is larger than ${cfg.bodyLimit}`
       : err.type === 'entity.parse.failed' ? `Malformed JSON body: ${err.message}`
       : err.message ?? 'Bad request';
     res.status(status).json({ status: err.type === 'entity.parse.failed' ? 'parse' : 'http', message, code: status });

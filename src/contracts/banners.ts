@@ -33,7 +33,8 @@ const url = (label: string) => text(label, 2000, { min: 1 }).refine((v) => isHtt
 /**
  * POST /abs/set_abs: without Idb makes a banner (title and target required), with Idb changes it.
  * `img_data`: a new image as base64 (a `data:image/...;base64,` URL or the bare base64), JPEG, PNG,
- * WebP or GIF; it replaces the banner's image (the old file is removed). `img_remove: 1` drops it.
+ * WebP or GIF, stored in the image storage (code 'abs'); it replaces the banner's image (the old one is
+ * released: docs/content.md "Banners"). `img_remove: 1` drops it.
  */
 export const BannerSave = z.object({
   Idb: id('Idb').optional(),
@@ -85,7 +86,7 @@ export interface BannerView extends BannerCounters {
   title: string;
   description: string;
   target: string;
-  /** The image's URL (/files/...), or '' without an image. */
+  /** The image's URL (/storage/<alias>; /files/<key> for an image stored before issue 20), or '' without an image. */
   img: string;
   status: number;
   rate: number;

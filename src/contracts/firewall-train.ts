@@ -40,7 +40,7 @@ export const NN_AUTOBAN_CONFIG_TYPE = 'firewall_nn_autoban';
 export const FEATURE_WINDOW_S = 3600;
 
 /**
- * The feature vector, in this order, each normalised to 0..1 (src/modules/firewall/ip-features.ts
+ * The feature vector, in this order, each normalised to 0..1 (src/modules/firewall/train/ip-features.ts
  * computes them; the reason for each is written there and in docs/firewall.md "Neural score").
  */
 export const FEATURE_NAMES = [

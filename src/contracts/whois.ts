@@ -1,7 +1,8 @@
 /**
  * Whois of an address (issue 8 "Whois"; 000 §2 "whois viewer", §7 `getIpWhois`, `getWhois(ip)`):
  * the answer shape and the input, shared by the server and the UI. The client is
- * src/modules/firewall/whois.service.ts; decisions in docs/firewall.md "Whois".
+ * src/core/outside/whois.client.ts, the method and cache src/modules/firewall/whois.service.ts;
+ * decisions in docs/firewall.md "Whois".
  */
 import { z } from 'zod';
 import { IpArgs } from './firewall-rules.js';
@@ -43,4 +44,7 @@ export interface WhoisAnswer {
   /** ISO time the answer was fetched (older when it came from the cache). */
   fetched: string;
   cached: boolean;
+  /** The lookup failed now and this is the last good answer (of `fetched`); `error` says why. */
+  stale: boolean;
+  error?: string;
 }

@@ -34,4 +34,9 @@ export class LeaseService {
       await runner.release();
     }
   }
+
+  /** Gives up a lease this instance holds (work done early: another instance may take it at once). */
+  async release(name: string): Promise<void> {
+    await this.db.query('UPDATE leases SET until = ? WHERE name = ? AND owner = ?', [0, name, this.owner]);
+  }
 }

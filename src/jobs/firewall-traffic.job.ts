@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { WorkerRegistry } from '../core/workers/workers.js';
-import { FirewallTrafficService } from '../modules/firewall/firewall-traffic.service.js';
+import { FirewallTrafficService } from '../modules/firewall/traffic/firewall-traffic.service.js';
 
 @Injectable()
 export class FirewallTrafficJob {

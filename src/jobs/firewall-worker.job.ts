@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { WorkerRegistry } from '../core/workers/workers.js';
-import { FirewallWorkerService } from '../modules/firewall/firewall-worker.service.js';
+import { FirewallWorkerService } from '../modules/firewall/worker/firewall-worker.service.js';
 
 @Injectable()
 export class FirewallWorkerJob {

@@ -11,10 +11,12 @@ import { MonitoringCollectJob } from './monitoring-collect.job.js';
 import { MonitoringRetentionJob } from './monitoring-retention.job.js';
 import { MonitoringModule } from '../modules/monitoring/monitoring.module.js';
 import { SessionCleanupJob } from './session-cleanup.job.js';
+import { SearchNodesModule } from '../modules/search-nodes/search-nodes.module.js';
+import { SphinxRotateJob } from './sphinx-rotate.job.js';
 import { SslCheckJob } from './ssl-check.job.js';
 import { TerminalModule } from '../modules/terminal/terminal.module.js';
 import { TerminalRetentionJob } from './terminal-retention.job.js';
 
 /** Scheduled work; each job a one-line call into a module's service. */
-@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule, InputStreamModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob, InputStreamRetentionJob] })
+@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule, InputStreamModule, SearchNodesModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob, InputStreamRetentionJob, SphinxRotateJob] })
 export class JobsModule {}

@@ -17,5 +17,7 @@ import { AskModule } from './ask/ask.module.js';
 import { JokesModule } from './jokes/jokes.module.js';
 import { SonnikModule } from './sonnik/sonnik.module.js';
 import { CommentsModule } from './comments/comments.module.js';
+import { NetworkInfoModule } from './network-info/network-info.module.js';
+import { SearchNodesModule } from './search-nodes/search-nodes.module.js';
 
-export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule];
+export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule, NetworkInfoModule, SearchNodesModule];

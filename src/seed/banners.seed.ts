@@ -36,7 +36,7 @@ export const bannersSeeder: Seeder = {
   async run(ds: DataSource, log) {
     const cfg = loadConfig(process.env);
     const stream = new InputStreamService(cfg, ds, ds.getRepository(StreamSiteEntity), ds.getRepository(StreamBatchEntity), new SecretBox(cfg.secretKey), new LeaseService(ds));
-    const banners = new BannersService(ds, ds.getRepository(BannerEntity), new StorageService(cfg), stream);
+    const banners = new BannersService(ds, ds.getRepository(BannerEntity), new StorageService(cfg, ds), stream);
     const today = Math.floor(Date.now() / 1000 / 86_400);
     let made = 0;
     const rows: { Idb: number; ts: number; views: number; clicks: number }[] = [];

@@ -5,13 +5,14 @@
  */
 import { appendFileSync, closeSync, renameSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import { openConfined, resolveName, tailLines } from '../../src/agent/files.js';
 import { loadAgentConfig } from '../../src/agent/config.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { startHeldAgent, startTestAgent, type TestAgent } from '../helpers/agents.js';
+import { startTestAgent, type TestAgent } from '../helpers/agents.js';
+import { startHeldAgent, startHostlessAgent } from '../helpers/fakes/agent.js';
+import type { FakeHttp } from '../helpers/fake-http.js';
 import { waitFor } from '../helpers/wait.js';
 
 const CLUSTER_KEY = 'cluster-key-0123456789-abcdef';
@@ -21,7 +22,7 @@ let admin: string;
 let a: TestAgent;
 let b: TestAgent;
 let c: TestAgent; // answers as 'evil', registered as node-c
-let fake: Server;
+let fake: FakeHttp;
 let fakeUrl: string;
 const ids: Record<string, number> = {};
 const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, args);
@@ -33,9 +34,8 @@ beforeAll(async () => {
   a = await startTestAgent({ hostname: 'node-a', key: CLUSTER_KEY, extraDirs: ['app'] });
   b = await startTestAgent({ hostname: 'node-b', key: B_KEY, configDir: false });
   c = await startTestAgent({ hostname: 'evil', key: CLUSTER_KEY });
-  fake = createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify({ r: { res: [] } })); });
-  await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
-  fakeUrl = `http://127.0.0.1:${(fake.address() as { port: number }).port}`;
+  fake = await startHostlessAgent();
+  fakeUrl = fake.url;
   t = await startApp({ CRON_ENABLED: '0', NODE_AGENT_TIMEOUT_MS: '3000' });
   admin = (await t.session(1)).hash;
   ids.cl = (await ok('srv.save_server', { name: 'cl1', type: 2, cluster_key: CLUSTER_KEY })).Id;
@@ -48,7 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await Promise.all([a?.close(), b?.close(), c?.close()]);
-  await new Promise((r) => fake?.close(r));
+  await fake?.close();
 });
 
 describe('the agent over HTTP', () => {

@@ -2,12 +2,16 @@
  * Banners end to end (docs/content.md "Banners", docs/input-stream.md "Record kinds") on the real app
  * and database (SQLite, or MariaDB with TEST_DATABASE_URL): /abs/set_abs and /abs/get with roles and
  * refusals; an image upload (a real PNG made here with sharp) re-encoded by the storage service and
- * served read-only under /files; a bad file refused; the sites' read of the working banners by site
+ * served read-only under /storage (code 'abs'); an image two banners share kept until neither shows
+ * it; a legacy image (a /files key of before issue 20) still served, and released on replace; a bad
+ * file refused; the sites' read of the working banners by site
  * token; views and clicks reported in ingestion batches: counted once per batch id, clicks once per
  * (banner, visitor, minute), the totals, today's counts, CTR and the daily series.
  */
 import sharp from 'sharp';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { join } from 'node:path';
 import { InputStreamService } from '../../src/modules/input-stream/input-stream.service.js';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -34,6 +38,11 @@ async function ingest(tok: string | null, body: unknown) {
 }
 const setAbs = (h: string | null, body: unknown) => t.rest<any>(h, 'POST', '/abs/set_abs', body);
 const getAbs = async (h: string, q: string) => t.rest<any>(h, 'GET', `/abs/get${q}`);
+/** Every stored file (STORAGE_DIR/<2 hex>/<alias>), as aliases. */
+const stored = () => {
+  const dir = t.cfg.storage.dir;
+  return existsSync(dir) ? readdirSync(dir).flatMap((d) => readdirSync(join(dir, d))).sort() : [];
+};
 const one = async (Idb: number, extra = '') => {
   const r = await getAbs(user, `?Idb=${Idb}${extra}`);
   expect(r.body.status).toBe('ok');
@@ -100,12 +109,12 @@ describe(`banners (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, ()
     expect((await getAbs(user, '?Idb=abc')).status).toBe(422);
   });
 
-  test('an image upload is checked, re-encoded and served read-only; replacing it removes the old file', async () => {
+  test('an image upload is checked, re-encoded and served read-only under /storage; replacing it removes the old file', async () => {
     const original = await png();
     const r = await setAbs(content, { Idb: ids.a, img_data: `data:image/png;base64,${original.toString('base64')}` });
     expect(r.body).toEqual({ status: 'ok', result: { Idb: ids.a } });
     const { img } = await one(ids.a);
-    expect(img).toMatch(/^\/files\/[0-9a-f]{32}\.png$/);
+    expect(img).toMatch(/^\/storage\/[0-9a-f]{32}$/);
 
     const res = await fetch(t.url + img);
     expect(res.status).toBe(200);
@@ -118,7 +127,7 @@ describe(`banners (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, ()
     expect(served.includes('SECRET-EXIF-MARK')).toBe(false);
     expect(original.includes('SECRET-EXIF-MARK')).toBe(true);
 
-    // No listing, no traversal, nothing but stored keys (DATA_DIR/secret.key is next to DATA_DIR/files).
+    // No listing, no traversal, nothing but stored aliases (DATA_DIR/secret.key is next to DATA_DIR/storage).
     const secret = readFileSync(join(t.cfg.dataDir, 'secret.key'), 'utf8').trim();
     expect(secret.length).toBeGreaterThan(10);
     // Sent as written (fetch would normalise '..' and '%2e%2e' away before the server sees them).
@@ -131,7 +140,7 @@ describe(`banners (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, ()
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
       }).on('error', reject);
     });
-    for (const p of ['/files/', '/files', '/files/..%2fsecret.key', '/files/%2e%2e/secret.key', '/files/../secret.key', `${img}x`, '/files/secret.key']) {
+    for (const p of ['/storage/', '/storage', '/storage/..%2fsecret.key', '/storage/%2e%2e/secret.key', '/storage/../secret.key', `${img}x`, '/storage/secret.key', '/files/', '/files/../secret.key']) {
       const x = await raw(p);
       expect([p, x.status]).toEqual([p, 404]);
       expect(x.text).not.toMatch(/<html/i);
@@ -142,16 +151,17 @@ describe(`banners (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, ()
     const jpeg = await sharp(await png()).jpeg().toBuffer();
     await setAbs(content, { Idb: ids.a, img_data: jpeg.toString('base64') });
     const next = (await one(ids.a)).img;
-    expect(next).toMatch(/^\/files\/[0-9a-f]{32}\.jpg$/);
+    expect(next).toMatch(/^\/storage\/[0-9a-f]{32}$/);
     expect((await fetch(t.url + img)).status).toBe(404);
     expect((await fetch(t.url + next)).headers.get('content-type')).toBe('image/jpeg');
-    const dir = join(t.cfg.dataDir, 'files');
-    expect(readdirSync(dir)).toEqual([next.slice('/files/'.length)]);
+    expect(stored()).toEqual([next.slice('/storage/'.length)]);
+    // The storage knows the banners' image as a reference of code 'abs'.
+    const list = await t.ok(admin, 'network_info.Files.getUrlStorageByCode', { code_in_storage: 'abs' });
+    expect(list.files.map((f: any) => f.alias)).toEqual([next.slice('/storage/'.length)]);
   });
 
   test('a bad file is refused and nothing is stored', async () => {
-    const dir = join(t.cfg.dataDir, 'files');
-    const before = readdirSync(dir).sort();
+    const before = stored();
     const pngHead = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     const bad: [string, RegExp][] = [
       [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>').toString('base64'), /JPEG, PNG, WebP or GIF/],
@@ -166,10 +176,10 @@ describe(`banners (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, ()
       expect(r.body.fields.img_data).toMatch(msg);
     }
     // Over the size cap: refused (by the body limit or the storage service), never stored.
-    const big = await setAbs(content, { Idb: ids.a, img_data: Buffer.alloc(3 * 1024 * 1024 + 10, 1).toString('base64') });
+    const big = await setAbs(content, { Idb: ids.a, img_data: Buffer.alloc(t.cfg.storage.maxBytes + 10, 1).toString('base64') });
     expect([413, 422]).toContain(big.status);
-    expect(readdirSync(dir).sort()).toEqual(before);
-    expect((await one(ids.a)).img).toBe(`/files/${before[0]}`);
+    expect(stored()).toEqual(before);
+    expect((await one(ids.a)).img).toBe(`/storage/${before[0]}`);
     // A form body is refused before any parser (the API is JSON only).
     const form = await fetch(`${t.url}/api/abs/set_abs`, { method: 'POST', headers: { User: content, 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--' });
     expect(form.status).toBe(415);
@@ -181,7 +191,7 @@ describe(`banners (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, ()
     expect((await fetch(`${t.url}/api/abs/working`, { headers: { User: user } })).status).toBe(401);
     const r = await fetch(`${t.url}/api/abs/working`, { headers: { 'X-Site-Token': token } });
     const body = (await r.json()) as any;
-    expect(body.result).toEqual([{ Idb: ids.a, title: 'Осенняя распродажа', description: 'Скидки\nдо 50%', target: 'https://shop.example/sale', img: expect.stringMatching(/^\/files\//), rate: 25 }]);
+    expect(body.result).toEqual([{ Idb: ids.a, title: 'Осенняя распродажа', description: 'Скидки\nдо 50%', target: 'https://shop.example/sale', img: expect.stringMatching(/^\/storage\/[0-9a-f]{32}$/), rate: 25 }]);
   });
 
   test('views and clicks from site batches: once per batch, clicks once per (banner, visitor, minute); totals, today, ctr, series', async () => {
@@ -267,7 +277,40 @@ describe(`banners (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, ()
     expect(await svc.pruneKinds(Date.now() + 32 * 86_400_000)).toBe(4);
   });
 
-  test('the files directory is DATA_DIR/files', () => {
-    expect(existsSync(join(t.cfg.dataDir, 'files'))).toBe(true);
+  test('the storage directory is DATA_DIR/storage', () => {
+    expect(t.cfg.storage.dir).toBe(join(t.cfg.dataDir, 'storage'));
+    expect(existsSync(t.cfg.storage.dir)).toBe(true);
+  });
+
+  test('an image two banners show stays until neither shows it', async () => {
+    const pic = (await png()).toString('base64');
+    const x = (await setAbs(content, { title: 'Shared 1', target: 'https://a.example/', img_data: pic })).body.result.Idb;
+    const y = (await setAbs(content, { title: 'Shared 2', target: 'https://a.example/', img_data: pic })).body.result.Idb;
+    const img = (await one(x)).img;
+    expect((await one(y)).img).toBe(img);
+    await setAbs(content, { Idb: x, img_remove: 1 });
+    expect((await one(x)).img).toBe('');
+    expect((await fetch(t.url + img)).status).toBe(200);
+    await setAbs(content, { Idb: y, img_remove: 1 });
+    expect((await fetch(t.url + img)).status).toBe(404);
+    expect(stored()).not.toContain(img.slice('/storage/'.length));
+  });
+
+  test('a legacy image (DATA_DIR/files/<key>, before issue 20) is still served at /files; a new image replaces it and its file goes', async () => {
+    const key = `${'c'.repeat(32)}.png`;
+    const legacy = await sharp({ create: { width: 12, height: 6, channels: 3, background: '#0a0' } }).png().toBuffer();
+    mkdirSync(join(t.cfg.dataDir, 'files'), { recursive: true });
+    writeFileSync(join(t.cfg.dataDir, 'files', key), legacy);
+    const Idb = (await setAbs(content, { title: 'Legacy', target: 'https://a.example/' })).body.result.Idb;
+    await t.app.get<DataSource>(getDataSourceToken()).query('UPDATE banners SET img = ? WHERE Idb = ?', [key, Idb]);
+    expect((await one(Idb)).img).toBe(`/files/${key}`);
+    const res = await fetch(`${t.url}/files/${key}`);
+    expect([res.status, res.headers.get('content-type'), res.headers.get('x-content-type-options'), res.headers.get('cache-control')]).toEqual([200, 'image/png', 'nosniff', 'public, max-age=31536000, immutable']);
+    expect(Buffer.from(await res.arrayBuffer()).equals(legacy)).toBe(true);
+    expect((await fetch(`${t.url}/files/${'d'.repeat(32)}.png`)).status).toBe(404);
+    await setAbs(content, { Idb, img_data: (await png()).toString('base64') });
+    expect((await one(Idb)).img).toMatch(/^\/storage\/[0-9a-f]{32}$/);
+    expect((await fetch(`${t.url}/files/${key}`)).status).toBe(404);
+    expect(existsSync(join(t.cfg.dataDir, 'files', key))).toBe(false);
   });
 });

@@ -12,11 +12,11 @@ import type { DataSource } from 'typeorm';
 import { FEATURE_NAMES, type FeatureVector } from '../../src/contracts/firewall-train.js';
 import { classifyRequest, DEFAULT_BOOK_URL_PATTERN } from '../../src/contracts/firewall.js';
 import { FirewallTrafficJob } from '../../src/jobs/firewall-traffic.job.js';
-import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
+import { AccessLogStore } from '../../src/modules/firewall/worker/access-log.store.js';
 import { LogCursorEntity } from '../../src/modules/firewall/firewall.entities.js';
-import { FirewallTrainService } from '../../src/modules/firewall/firewall-train.service.js';
-import { FEATURE_ROLLUP_SETTING, featuresOf, type FeatureRow } from '../../src/modules/firewall/ip-features.js';
-import { initialParseState, parseChunk } from '../../src/modules/firewall/log-parser.js';
+import { FirewallTrainService } from '../../src/modules/firewall/train/firewall-train.service.js';
+import { FEATURE_ROLLUP_SETTING, featuresOf, type FeatureRow } from '../../src/modules/firewall/train/ip-features.js';
+import { initialParseState, parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { SchedulerRegistry } from '@nestjs/schedule';
 

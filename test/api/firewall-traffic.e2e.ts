@@ -7,7 +7,7 @@
  * log query syntax; the filter options; the REST rows; role checks.
  *
  * Entries go the worker's way: written as nginx log lines (the extended `console` format), parsed by
- * the real parser and stored by the worker's store (src/modules/firewall/access-log.store.ts: rows,
+ * the real parser and stored by the worker's store (src/modules/firewall/worker/access-log.store.ts: rows,
  * per-minute counters and the cursor in one transaction); retention by the store's removeBefore.
  */
 import { jest } from '@jest/globals';
@@ -17,10 +17,10 @@ import type { Envelope, ErrorEnvelope } from '../../src/contracts/envelope.js';
 import {
   classifyRequest, codeMatches, type AccessLogEntry, type AccessLogTag, type IpStat, type TrafficCodeFilter, type TrafficFilter, type TrafficReport, type TrafficRow,
 } from '../../src/contracts/firewall.js';
-import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
+import { AccessLogStore } from '../../src/modules/firewall/worker/access-log.store.js';
 import { LogCursorEntity } from '../../src/modules/firewall/firewall.entities.js';
-import { FirewallTrafficService } from '../../src/modules/firewall/firewall-traffic.service.js';
-import { initialParseState, parseChunk } from '../../src/modules/firewall/log-parser.js';
+import { FirewallTrafficService } from '../../src/modules/firewall/traffic/firewall-traffic.service.js';
+import { initialParseState, parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 jest.setTimeout(60_000);

@@ -14,8 +14,6 @@
  * the real parser and committed by the worker's store (as test/api/firewall-traffic.e2e.ts does).
  */
 import { jest } from '@jest/globals';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { io, type Socket } from 'socket.io-client';
 import type { DataSource } from 'typeorm';
@@ -26,12 +24,14 @@ import {
   FEATURE_NAMES, NN_AUTO_BAN_STATUS, NN_AUTOBAN_CONFIG_TYPE, NN_DECISION_THRESHOLD,
   type AiReport, type AutoBanRow, type FeatureVector, type NeyronScore, type ScoreResult, type TrainDataRow, type TrainEvent, type TrainReviewRow, type TrainStatus,
 } from '../../src/contracts/firewall-train.js';
-import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
+import { AccessLogStore } from '../../src/modules/firewall/worker/access-log.store.js';
 import { LogCursorEntity } from '../../src/modules/firewall/firewall.entities.js';
-import { FirewallTrainService } from '../../src/modules/firewall/firewall-train.service.js';
-import { featuresOf, type FeatureRow } from '../../src/modules/firewall/ip-features.js';
-import { initialParseState, parseChunk } from '../../src/modules/firewall/log-parser.js';
+import { FirewallTrainService } from '../../src/modules/firewall/train/firewall-train.service.js';
+import { featuresOf, type FeatureRow } from '../../src/modules/firewall/train/ip-features.js';
+import { initialParseState, parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import type { FakeHttp } from '../helpers/fake-http.js';
+import { AI_ROUTE, startFakeAiReport } from '../helpers/fakes/ai-report.js';
 import { generateTraffic, prng } from '../helpers/traffic-gen.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -50,32 +50,13 @@ let sock: Socket;
 const events: TrainEvent[] = [];
 
 // ---------------------------------------------------------------------------------------------
-// A local AI service: answers {res} (or fails, or stays silent) and keeps what it was sent
+// A local AI service (test/helpers/fakes/ai-report.ts): answers {res} and keeps what it was sent; failures scripted
 
-let ai: Server;
-let aiMode: 'ok' | 'fail' | 'silent' = 'ok';
-const aiGot: Array<{ url: string; body: any }> = [];
-const silent: ServerResponse[] = [];
-
-async function startAi(): Promise<string> {
-  ai = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.on('data', (d) => { body += d; });
-    req.on('end', () => {
-      aiGot.push({ url: `${req.method} ${req.url}`, body: JSON.parse(body || 'null') });
-      if (aiMode === 'silent') { silent.push(res); return; }
-      if (aiMode === 'fail') { res.writeHead(500, { 'content-type': 'text/plain' }).end('model overloaded'); return; }
-      const parsed = JSON.parse(body);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ res: { text: `report for ${parsed.domain}`, addresses: parsed.data.addresses.length } }));
-    });
-  });
-  await new Promise<void>((r) => ai.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(ai.address() as AddressInfo).port}`;
-}
+let ai: FakeHttp;
 
 beforeAll(async () => {
-  const aiUrl = await startAi();
-  t = await startApp({ CRON_ENABLED: '0', AI_REPORT_URL: aiUrl, AI_REPORT_TIMEOUT_MS: '500' });
+  ai = await startFakeAiReport();
+  t = await startApp({ CRON_ENABLED: '0', AI_REPORT_URL: ai.url, AI_REPORT_TIMEOUT_MS: '500' });
   admin = (await t.session(1)).hash;
   ds = t.app.get<DataSource>(getDataSourceToken());
   logStore = t.app.get(AccessLogStore);
@@ -88,9 +69,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   sock?.close();
-  for (const r of silent) r.destroy();
   await t?.close();
-  await new Promise((r) => ai?.close(r));
+  await ai?.close();
 }, 60_000);
 
 const ok = <T = any>(method: string, args?: unknown) => t.ok<T>(admin, method, args);
@@ -488,20 +468,21 @@ describe(`automatic bans (${DB})`, () => {
 
 describe(`AI report (${DB})`, () => {
   test('posts {domain, data} to {AI_REPORT_URL}/py/ai/report and answers its res; upstream failure and time-out are errors, not 5xx', async () => {
-    aiMode = 'ok';
     const r = await ok<AiReport>('firewall.getAiReport', { host: H });
     expect(r).toEqual({ configured: true, res: { text: `report for ${H}`, addresses: 50 } });
-    const sent = aiGot.at(-1)!;
-    expect(sent.url).toBe('POST /py/ai/report');
-    expect(sent.body.domain).toBe(H);
-    expect(sent.body.data.model).toMatchObject({ version: 1 });
-    expect(sent.body.data.addresses[0]).toEqual({ ip: expect.any(String), requests: expect.any(Number), score: expect.any(Number), top: expect.any(Array), features: expect.any(Object) });
+    const sent = ai.to(AI_ROUTE).at(-1)!;
+    expect(`${sent.method} ${sent.path}`).toBe('POST /py/ai/report');
+    expect(sent.json.domain).toBe(H);
+    expect(sent.json.data.model).toMatchObject({ version: 1 });
+    expect(sent.json.data.addresses[0]).toEqual({ ip: expect.any(String), requests: expect.any(Number), score: expect.any(Number), top: expect.any(Array), features: expect.any(Object) });
 
-    aiMode = 'fail';
+    ai.script(AI_ROUTE, { status: 500, headers: { 'content-type': 'text/plain' }, body: 'model overloaded' });
+    const before = ai.to(AI_ROUTE).length;
     expect(await ok<AiReport>('firewall.getAiReport', { host: H })).toEqual({ configured: true, error: 'The AI service answered 500: model overloaded' });
-    aiMode = 'silent';
+    expect(ai.to(AI_ROUTE).length).toBe(before + 1); // a new analysis each call: never retried
+    ai.script(AI_ROUTE, { hold: true });
     expect(await ok<AiReport>('firewall.getAiReport', { host: H })).toEqual({ configured: true, error: 'The AI service did not answer within 0.5 s' });
-    aiMode = 'ok';
+    ai.release();
   });
 
   test('without AI_REPORT_URL: {configured: false}', async () => {

@@ -1,16 +1,19 @@
 /**
  * Whois (issue 8 "Whois"; 000 §7 getIpWhois, getWhois(ip)) on the real app, against whois servers on
- * loopback that speak the protocol (test/helpers/whois-server.ts): the app asks the "IANA" server of
+ * loopback that speak the protocol (test/helpers/fakes/whois.ts): the app asks the "IANA" server of
  * WHOIS_SERVER, follows its `refer:` to a "regional registry" on another port (and a registry's
- * `ReferralServer: whois://` once more), caches the answer, and answers a clear 504 / 502 when a
- * server is silent or unreachable, a 422 for a bad address.
+ * `ReferralServer: whois://` once more), caches the answer (the outside services' answer cache: a
+ * failed lookup past the day answers the last good answer marked stale), and answers a clear 504 / 502
+ * when a server is silent or unreachable and nothing was known, a 422 for a bad address.
  */
 import { createServer } from 'node:net';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import type { ErrorEnvelope } from '../../src/contracts/envelope.js';
 import { WHOIS_CACHE_MAX, type WhoisAnswer } from '../../src/contracts/whois.js';
 import { WhoisService } from '../../src/modules/firewall/whois.service.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { ianaAnswer, ripeAnswer, startWhoisServer, type WhoisServer } from '../helpers/whois-server.js';
+import { ianaAnswer, ripeAnswer, startWhoisServer, type WhoisServer } from '../helpers/fakes/whois.js';
 
 const DB = process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite';
 const TIMEOUT_MS = 1500;
@@ -23,6 +26,8 @@ let arin: WhoisServer;
 let national: WhoisServer;
 let silent: WhoisServer;
 let closedPort: number;
+/** Addresses IANA stops answering (silent: a time-out), to show the stale answer. */
+const down = new Set<string>();
 
 /** A port nobody listens on (bound, then released). */
 async function deadPort(): Promise<number> {
@@ -40,6 +45,7 @@ beforeAll(async () => {
   silent = await startWhoisServer(() => null);
   closedPort = await deadPort();
   iana = await startWhoisServer((q) => {
+    if (down.has(q)) return null;
     if (q.startsWith('192.0.2.') || q.startsWith('2001:db8:')) return ianaAnswer('192.0.0.0 - 192.255.255.255', rir.address);
     if (q.startsWith('198.51.100.')) return ianaAnswer('198.0.0.0 - 198.255.255.255', arin.address);
     if (q.startsWith('203.0.113.')) return ianaAnswer('203.0.0.0 - 203.255.255.255', silent.address);
@@ -77,6 +83,7 @@ describe(`whois (${DB})`, () => {
     expect(a.text).not.toContain('IANA WHOIS server');
     expect(a.summary).toEqual({ range: '192.0.2.0 - 192.0.2.255', netname: 'TEST-NET-1', country: 'NL', org: 'Example Hosting B.V.', abuse: 'abuse@example.net' });
     expect(a.cached).toBe(false);
+    expect(a.stale).toBe(false);
     expect(iana.queries).toEqual(['192.0.2.10']);
     expect(rir.queries).toEqual(['192.0.2.10']);
   });
@@ -104,6 +111,26 @@ describe(`whois (${DB})`, () => {
     expect(v6.ip).toBe('2001:db8::7');
     expect(rir.queries.at(-1)).toBe('2001:db8::7');
     expect(v6.summary.range).toBe('2001:db8::/32');
+  });
+
+  test('past its day, a failed lookup answers the last good answer marked stale, with its time and the error; the next good one clears it', async () => {
+    const first = await t.ok<WhoisAnswer>(admin, 'firewall.getIpWhois', { ip: '192.0.2.20' });
+    expect(first).toMatchObject({ cached: false, stale: false });
+    // a day later (the entry's freshness moved into the past), IANA falls silent
+    const ds = t.app.get<DataSource>(getDataSourceToken());
+    await ds.query("UPDATE outside_cache SET expires_at = ? WHERE service = 'whois' AND cache_key = ?", [Date.now() - 1000, '192.0.2.20']);
+    down.add('192.0.2.20');
+    const n = iana.queries.length;
+    const stale = await t.ok<WhoisAnswer>(admin, 'firewall.getIpWhois', { ip: '192.0.2.20' });
+    expect(iana.queries.length).toBe(n + 1); // it did ask
+    expect(stale).toMatchObject({ stale: true, cached: true, fetched: first.fetched, summary: first.summary, text: first.text });
+    expect(stale.error).toBe(`Whois time-out: ${iana.address} did not answer within ${TIMEOUT_MS / 1000} s`);
+    // IANA back: a new answer, not stale
+    down.delete('192.0.2.20');
+    const again = await t.ok<WhoisAnswer>(admin, 'firewall.getIpWhois', { ip: '192.0.2.20' });
+    expect(again).toMatchObject({ stale: false, cached: false });
+    expect(again.error).toBeUndefined();
+    expect(Date.parse(again.fetched)).toBeGreaterThan(Date.parse(first.fetched));
   });
 
   test('no referral (a reserved block): the IANA answer is the answer', async () => {
@@ -153,11 +180,11 @@ describe(`whois (${DB})`, () => {
     const ips = Array.from({ length: WHOIS_CACHE_MAX + 1 }, (_, i) => `10.2.${i >> 8}.${i & 255}`);
     await svc.getIpWhois({ ip: ips[0] });
     for (const ip of ips.slice(1, WHOIS_CACHE_MAX)) await svc.getIpWhois({ ip });
-    expect(svc.cacheSize).toBe(WHOIS_CACHE_MAX);
+    expect(await svc.cacheSize()).toBe(WHOIS_CACHE_MAX);
     // ips[0] used again: the oldest used is now ips[1]
     expect((await svc.getIpWhois({ ip: ips[0] })).cached).toBe(true);
     await svc.getIpWhois({ ip: ips[WHOIS_CACHE_MAX] });
-    expect(svc.cacheSize).toBe(WHOIS_CACHE_MAX);
+    expect(await svc.cacheSize()).toBe(WHOIS_CACHE_MAX);
     expect((await svc.getIpWhois({ ip: ips[0] })).cached).toBe(true);
     const n = iana.queries.length;
     expect((await svc.getIpWhois({ ip: ips[1] })).cached).toBe(false);

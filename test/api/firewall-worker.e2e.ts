@@ -27,9 +27,9 @@ import { NGINX_LOG_FORMAT_LINE, type WorkerProxyResult, type WorkerProxyState, t
 import type { Envelope } from '../../src/contracts/envelope.js';
 import { FirewallRetentionJob } from '../../src/jobs/firewall-retention.job.js';
 import { FirewallWorkerJob } from '../../src/jobs/firewall-worker.job.js';
-import { AccessLogStore, minuteOf, RETENTION_BATCH } from '../../src/modules/firewall/access-log.store.js';
-import { FirewallWorkerService } from '../../src/modules/firewall/firewall-worker.service.js';
-import { parseChunk } from '../../src/modules/firewall/log-parser.js';
+import { AccessLogStore, minuteOf, RETENTION_BATCH } from '../../src/modules/firewall/worker/access-log.store.js';
+import { FirewallWorkerService } from '../../src/modules/firewall/worker/firewall-worker.service.js';
+import { parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { startDeadHost, startProxyHost, type DeadHost, type ProxyHost } from '../helpers/proxy-host.js';
 import { waitFor } from '../helpers/wait.js';

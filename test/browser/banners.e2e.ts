@@ -1,7 +1,7 @@
 /**
  * Banners in a real Chromium against the real app (docs/content.md "Banners"): a content editor adds a
  * banner with an image picked in the file input (a real PNG made with sharp), the saved banner shows
- * the stored image (/files/...); a banner with counters reported by a site shows the counters and its
+ * the stored image (/storage/<alias>); a banner with counters reported by a site shows the counters and its
  * daily Highcharts chart (views, clicks, CTR), at desktop and phone widths.
  */
 /// <reference lib="dom" />
@@ -72,7 +72,7 @@ test('Add new block: the picked image is shown, uploaded with Save and shown fro
   await page.getByRole('button', { name: 'Save' }).click();
   await page.waitForURL((u) => /^\/abs\/edit\/\d+$/.test(u.pathname));
   await page.getByText('Save ok!').first().waitFor();
-  await page.waitForFunction(() => /^\/files\/[0-9a-f]{32}\.png$/.test(document.querySelector('[data-testid="banner-image"]')?.getAttribute('src') ?? ''));
+  await page.waitForFunction(() => /^\/storage\/[0-9a-f]{32}$/.test(document.querySelector('[data-testid="banner-image"]')?.getAttribute('src') ?? ''));
   // The stored picture loaded in the page: its real size.
   expect(await img.evaluate((el) => [(el as HTMLImageElement).complete, (el as HTMLImageElement).naturalWidth, (el as HTMLImageElement).naturalHeight])).toEqual([true, 234, 60]);
   const id = Number(pathOf(page).split('/').pop());

@@ -4,7 +4,8 @@
  * by the real parser and stored through the real store (AccessLogStore.commit), as the worker does:
  * - the traffic screen filters by domain and code (an empty domain does nothing), keeps the filter in
  *   the URL through a reload, opens an address's log rows, filters them by tag, shows the whois
- *   (loopback whois servers: IANA refers to a regional registry), and bans the address;
+ *   (loopback whois servers: IANA refers to a regional registry; a failed lookup a day later shows the
+ *   last answer marked stale), and bans the address;
  * - the ban is on /firewall/iptables_rules; bulk removal by selection and by status asks first and says
  *   how many rows went;
  * - a block rule with a bad line is refused naming the line, saved sorted once fixed, and an
@@ -24,7 +25,7 @@ import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
 import { MOBILE, expectNoPageErrors, launchBrowser, pathOf, screenshot, signedInPage } from '../helpers/browser.js';
 import { seedLines as seedLinesAs } from '../helpers/access-log-seed.js';
 import { startDeadHost, type DeadHost } from '../helpers/proxy-host.js';
-import { ianaAnswer, ripeAnswer, startWhoisServer, type WhoisServer } from '../helpers/whois-server.js';
+import { ianaAnswer, ripeAnswer, startWhoisServer, type WhoisServer } from '../helpers/fakes/whois.js';
 
 const T = 120_000;
 /** UNSAVED_MESSAGE of src/ui/kit/useUnsavedPrompt.ts (a UI module: not imported into Node). */
@@ -35,6 +36,8 @@ let t: TestApp;
 let browser: Browser;
 let admin: string;
 let iana: WhoisServer;
+/** IANA answers nothing (a failed lookup: the viewer shows the last answer, stale). */
+let whoisDown = false;
 let rir: WhoisServer;
 let dead: DeadHost;
 const pages: Page[] = [];
@@ -72,7 +75,7 @@ const seedLines = (lines: string[], proxyId = 900_001, proxyAddr = '10.99.0.1') 
 
 beforeAll(async () => {
   rir = await startWhoisServer(() => ripeAnswer({ range: '203.0.113.0 - 203.0.113.255', netname: 'DOC-NET-3', country: 'DE', org: 'Example Crawlers GmbH', abuse: 'abuse@crawlers.example' }));
-  iana = await startWhoisServer(() => ianaAnswer('203.0.0.0 - 203.255.255.255', rir.address));
+  iana = await startWhoisServer(() => (whoisDown ? 'close' : ianaAnswer('203.0.0.0 - 203.255.255.255', rir.address)));
   dead = await startDeadHost({ mode: 'refuse' });
   t = await startApp({ CRON_ENABLED: '0', WHOIS_SERVER: iana.address });
   browser = await launchBrowser();
@@ -160,6 +163,17 @@ test('traffic: an empty domain does nothing; domain and code filter the top list
   await dialog.getByTestId('whois').waitFor();
   expect(await dialog.locator('[data-whois="Net name"]').innerText()).toBe('DOC-NET-3');
   expect(await dialog.getByText(`${iana.address} → ${rir.address}`, { exact: false }).count()).toBe(1);
+  expect(await dialog.getByTestId('whois-stale').count()).toBe(0);
+  await dialog.locator('.modal-footer').getByRole('button', { name: 'Close' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  // a day later the lookup fails: the viewer shows the last answer, saying it is stale and why
+  await t.app.get<DataSource>(getDataSourceToken()).query("UPDATE outside_cache SET expires_at = 1 WHERE service = 'whois'");
+  whoisDown = true;
+  await detail.getByRole('button', { name: 'Whois' }).click();
+  await dialog.getByTestId('whois-stale').waitFor();
+  expect(await dialog.getByTestId('whois-stale').innerText()).toContain(`Whois server ${iana.address} answered nothing`);
+  expect(await dialog.locator('[data-whois="Net name"]').innerText()).toBe('DOC-NET-3');
+  whoisDown = false;
   await dialog.locator('.modal-footer').getByRole('button', { name: 'Close' }).click();
   await dialog.waitFor({ state: 'detached' });
 

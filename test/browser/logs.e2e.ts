@@ -9,7 +9,8 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, ADMIN, type TestApp } from '../helpers/app.js';
-import { startHeldAgent, startTestAgent, type TestAgent } from '../helpers/agents.js';
+import { startTestAgent, type TestAgent } from '../helpers/agents.js';
+import { startHeldAgent } from '../helpers/fakes/agent.js';
 import { expectNoPageErrors, launchBrowser, MOBILE, openSignedIn, signedInPage } from '../helpers/browser.js';
 import { waitFor } from '../helpers/wait.js';
 

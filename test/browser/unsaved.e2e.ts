@@ -82,6 +82,16 @@ const EDIT: Record<string, EditScreen> = {
   '/sonnik/cat/edit/:Id_edit': { url: '/sonnik/cat/edit/1', field: (p) => p.locator('input[name="name"]'), value: 'Вода (правка)' },
   '/compilation/add': { url: '/compilation/add', field: (p) => p.locator('input[name="meta_title"]'), value: 'Новая подборка' },
   '/compilation/edit/:Id_compilation': { url: () => `/compilation/edit/${ids.compilation}`, field: (p) => p.locator('input[name="meta_h1"]'), value: 'H1 (правка)' },
+  '/search/add_host': { url: '/search/add_host', field: (p) => p.locator('input[name="name"]'), value: 'New search host' },
+  '/search/edit_host/:Id': { url: () => `/search/edit_host/${ids.searchHost}`, field: (p) => p.locator('input[name="connect.0.name"]'), value: 'replica' },
+  '/search/add_source': { url: '/search/add_source', field: (p) => p.locator('input[name="source"]'), value: 'new_src' },
+  '/search/edit_source/:Id': { url: () => `/search/edit_source/${ids.searchSource}`, field: (p) => p.locator('textarea[name="query"]'), value: 'SELECT id, cat_id FROM books WHERE id > 1' },
+  '/network_info/hosts/create': { url: '/network_info/hosts/create', field: (p) => p.locator('input[name="name"]'), value: 'New host' },
+  '/network_info/hosts/edit/:Id': { url: () => `/network_info/hosts/edit/${ids.netHost}`, field: (p) => p.locator('input[name="name"]'), value: 'Books (edited)' },
+  '/network_info/pages/create': { url: () => `/network_info/pages/create?host=${ids.netHost}`, field: (p) => p.locator('input[name="title"]'), value: 'New page' },
+  '/network_info/pages/edit/:Id': { url: () => `/network_info/pages/edit/${ids.netPage}`, field: (p) => p.locator('input[name="title"]'), value: 'Page (edited)' },
+  '/network_info/cats/create': { url: '/network_info/cats/create', field: (p) => p.locator('input[name="title"]'), value: 'New category' },
+  '/network_info/cats/edit/:Id': { url: () => `/network_info/cats/edit/${ids.netCat}`, field: (p) => p.locator('input[name="h1"]'), value: 'H1 (edited)' },
 };
 
 /** Routes without an edit form, and why (filters, commands and live views keep nothing to lose). */
@@ -110,9 +120,12 @@ const NO_EDIT: Record<string, string> = {
   '/input_stream': 'charts', '/input_stream/cat': 'filters', '/input_stream/items': 'filters', '/input_stream/cat/:id': 'charts',
   '/content/ask': 'list', '/content/cat_jokes': 'list', '/sonnik/index': 'letters overview', '/sonnik/cat': 'list (letter filter in the URL)',
   '/compilation': 'cards with a filter in the URL',
+  '/network_info': 'three buttons', '/network_info/hosts': 'list', '/network_info/pages': 'list (host filter in the URL)',
+  '/network_info/cats': 'list (host filter in the URL)',
   '/worker': 'list (Start/Stop act at once)', '/service/clear_empty_line': 'a tool: nothing is saved',
   '/content/cat_weight_sort': 'a drag order (its unsaved prompt is tested in content-tools.e2e.ts)',
   '/comments': 'moderation buttons act at once', '/privacy': 'static page (public)',
+  '/search': 'list of search hosts', '/search/sources': 'list (Rotate and the config rebuild act at once)',
 };
 
 beforeAll(async () => {
@@ -132,6 +145,11 @@ beforeAll(async () => {
   await t.ok(admin, 'content.import', { entity: 'sonnik_cats', rows: [{ Id: 1, letter: 'В', uri: 'voda', name: 'Вода', body: '<p>Вода</p>' }] });
   ids.compilation = (await t.rest<any>(admin, 'POST', '/compilation/save', { meta_title: 'Подборка', meta_description: 'Описание', meta_h1: 'H1', title_short: 'П', items: [101, 201] })).body.result.Id_compilation;
   ids.banner = (await t.rest<any>(admin, 'POST', '/abs/set_abs', { title: 'Banner', target: 'https://books.example/' })).body.result.Idb;
+  ids.searchHost = (await t.ok(admin, 'hosts.insert', { name: 'Network', connect: [{ name: 'main', query: 'mysql://reader:pw@127.0.0.1:3306/network' }] })).Id;
+  ids.searchSource = (await t.ok(admin, 'source.insert', { source: 'books', connect: `${ids.searchHost}-main`, query: 'SELECT id, cat_id FROM books', attribute: 'cat_id', index: 'books_idx' })).Id;
+  ids.netHost = (await t.ok(admin, 'network_info.Host.insert', { name: 'Books', domain: 'books.example' })).insertId;
+  ids.netCat = (await t.ok(admin, 'network_info.Cats.insert', { host: ids.netHost, title: 'Fantasy' })).insertId;
+  ids.netPage = (await t.ok(admin, 'network_info.Page.insert', { host: ids.netHost, title: 'Page', body: '<p>Text</p>', categoriesRelay: [ids.netCat] })).insertId;
   browser = await launchBrowser();
 }, T);
 afterAll(async () => {

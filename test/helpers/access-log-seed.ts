@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AccessLogStore } from '../../src/modules/firewall/access-log.store.js';
-import { parseChunk } from '../../src/modules/firewall/log-parser.js';
+import { AccessLogStore } from '../../src/modules/firewall/worker/access-log.store.js';
+import { parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
 
 /**
  * Stores nginx log lines as the firewall worker does: parsed by the real parser and committed by the

@@ -1,10 +1,11 @@
 /**
  * Node agents for tests and benches: the real agent (src/agent, the same code `npm run agent` runs)
  * started in-process on a loopback port, each with its own temporary log directories and config file.
+ * Stand-ins for what a real agent never does (hold answers, answer without a hostname, a scripted
+ * follow stream) are in test/helpers/fakes/agent.ts.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { startAgent, type AgentHandle } from '../../src/agent/agent.js';
 import { loadAgentConfig } from '../../src/agent/config.js';
@@ -39,28 +40,5 @@ export async function startTestAgent(o: { hostname: string; key: string; configD
   return {
     ...h, root, logs, configFile, key: o.key, hostname: o.hostname,
     close: async () => { await h.close(); rmSync(root, { recursive: true, force: true }); },
-  };
-}
-
-/**
- * A node whose agent holds every answer until `release()` (then answers `res` as `hostname` at once):
- * for showing that other nodes' results arrive while one is still out. Not the real agent: it stands
- * for a slow node only.
- */
-export async function startHeldAgent(hostname: string, res: unknown): Promise<{ url: string; release: () => void; close: () => Promise<void> }> {
-  let release!: () => void;
-  const held = new Promise<void>((r) => { release = r; });
-  const server = createServer((req, out) => {
-    req.resume();
-    void held.then(() => {
-      out.setHeader('content-type', 'application/json');
-      out.end(JSON.stringify({ host: hostname, r: { res } }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    release,
-    close: async () => { release(); server.closeAllConnections(); await new Promise((r) => server.close(r)); },
   };
 }

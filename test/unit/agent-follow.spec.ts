@@ -2,30 +2,30 @@
  * The agent client's follow stream (issue 18): NODE_AGENT_TIMEOUT_MS bounds the connect and the first
  * byte only; a follow lasts until the caller stops it, and the agent going away (closing the stream or
  * falling silent past the keep-alive watchdog) ends it with a clear error naming the node. Against a
- * small server-sent-event server standing for the agent (the real agent is in test/api/log-follow.e2e.ts).
+ * server-sent-event stand-in for the agent (test/helpers/fakes/agent.ts; the real agent is in
+ * test/api/log-follow.e2e.ts).
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AppConfig } from '../../config/config.js';
 import type { AgentTarget } from '../../src/contracts/srv.js';
-import { AgentClient, type AgentEvent } from '../../src/modules/logs/agent-client.js';
+import { AgentClient, type AgentEvent } from '../../src/core/outside/agent.client.js';
+import { startFakeHttp, type FakeHttp } from '../helpers/fake-http.js';
+import { openFollow, sendEvent as send } from '../helpers/fakes/agent.js';
 
 type Script = (res: ServerResponse) => void;
-let server: Server;
+let fake: FakeHttp;
 let url = '';
 let script: Script = () => undefined;
-const open = new Set<ServerResponse>();
 const timers: NodeJS.Timeout[] = [];
 const later = (ms: number, fn: () => void) => timers.push(setTimeout(fn, ms));
-const send = (res: ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-const sse = (res: ServerResponse) => { res.writeHead(200, { 'content-type': 'text/event-stream' }); send(res, 'open', { host: 'node1', name: 'logs/a.log', size: 0 }); };
+const sse = (res: ServerResponse) => openFollow(res, 'node1');
 
 beforeAll(async () => {
-  server = createServer((_req, res) => { open.add(res); res.on('close', () => open.delete(res)); script(res); });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  fake = await startFakeHttp({ 'GET /sync/logs/follow/*': { write: (res) => script(res) } });
+  url = fake.url;
 });
-afterEach(() => { for (const t of timers.splice(0)) clearTimeout(t); for (const r of open) r.destroy(); });
-afterAll(async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); });
+afterEach(() => { for (const t of timers.splice(0)) clearTimeout(t); for (const r of fake.open) r.destroy(); });
+afterAll(async () => { await fake.close(); });
 
 const client = (timeoutMs: number, idleMs = 0) => {
   const c = new AgentClient({ nodeAgent: { timeoutMs, concurrency: 4, port: 1 } } as unknown as AppConfig);

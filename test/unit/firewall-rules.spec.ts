@@ -2,7 +2,7 @@
 import {
   IpBanArgs, IpRulesListArgs, blockPreview, cleanBlockValue, compareAddresses, isDenyingStatus, normalizeIp, parseRange, rangeContains,
 } from '../../src/contracts/firewall-rules.js';
-import { buildDenySet, parseSaved, restoreInput, syncScript } from '../../src/modules/firewall/firewall-sync.service.js';
+import { buildDenySet, parseSaved, restoreInput, syncScript } from '../../src/modules/firewall/sync/firewall-sync.service.js';
 
 test('addresses: dotted quads and IPv6 in normal form; other IPv4 spellings and bad octets refused', () => {
   expect(normalizeIp(' 1.2.3.4 ')).toBe('1.2.3.4');

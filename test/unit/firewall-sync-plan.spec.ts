@@ -5,7 +5,7 @@
  * the plain (slow) definition.
  */
 import { compareAddresses, parseRange, sortAddresses } from '../../src/contracts/firewall-rules.js';
-import { buildDenySet, consoleAddress, parseSaved } from '../../src/modules/firewall/firewall-sync.service.js';
+import { buildDenySet, consoleAddress, parseSaved } from '../../src/modules/firewall/sync/firewall-sync.service.js';
 
 /** A small deterministic generator (no flaky data). */
 function rng(seed: number) {

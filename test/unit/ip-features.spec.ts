@@ -1,5 +1,5 @@
 /**
- * Features of an address (src/modules/firewall/ip-features.ts): each feature on hand-made rows (the
+ * Features of an address (src/modules/firewall/train/ip-features.ts): each feature on hand-made rows (the
  * per-minute definitions), every value in 0..1, the window of whole minutes, the order of toInput /
  * fromInput, the LIKE prefilter of the book pattern, and the SQL path (loadFeatures: rolled-up per-minute
  * counters of fw_ip_feature_minutes + the raw tail) equal to the in-memory path (featuresOf) on generated
@@ -12,8 +12,8 @@ import { FEATURE_NAMES, type FeatureVector } from '../../src/contracts/firewall-
 import {
   advanceSumsSteps, ensureSettingSteps, FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING, featuresOf, fromInput, loadFeatures, requiredLiteral, resetOnPatternSteps, rollupChunkSteps, runAsync, toInput,
   type FeatureOptions, type FeatureRow, type Query, type RawQuery, type Step,
-} from '../../src/modules/firewall/ip-features.js';
-import { finishChunk, parseChunk } from '../../src/modules/firewall/log-parser.js';
+} from '../../src/modules/firewall/train/ip-features.js';
+import { finishChunk, parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
 import { generateTraffic, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
 
 const NOW = Date.UTC(2026, 4, 12, 12, 0, 0) / 1000; // noon UTC

@@ -1,5 +1,5 @@
 /**
- * The nginx access-log parser (src/modules/firewall/log-parser.ts) and its worker pool: the real
+ * The nginx access-log parser (src/modules/firewall/worker/log-parser.ts) and its worker pool: the real
  * fixture against GoAccess's figures, the combined / main / console formats, escapes, IPv6, bad lines,
  * tags, chunks cut at every byte, offsets at line boundaries, and the worker thread keeping the event
  * loop free.
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { classifyRequest, LOG_BAD_SAMPLE_MAX, NGINX_LOG_FORMAT_LINE, type AccessLogEntry, type LogBadLine } from '../../src/contracts/firewall.js';
-import { LogParsePool, resolveLogParseWorker } from '../../src/modules/firewall/log-parse.pool.js';
-import { finishChunk, initialParseState, IpCounter, LogStreamParser, parseChunk, type LogBatch, type LogSource } from '../../src/modules/firewall/log-parser.js';
+import { LogParsePool, resolveLogParseWorker } from '../../src/modules/firewall/worker/log-parse.pool.js';
+import { finishChunk, initialParseState, IpCounter, LogStreamParser, parseChunk, type LogBatch, type LogSource } from '../../src/modules/firewall/worker/log-parser.js';
 
 const FIXTURE = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'access-combined-10k.log'));
 const SRC: LogSource = { proxy_addr: '10.0.0.9' };

@@ -1,5 +1,5 @@
 /**
- * The neural score's network (src/modules/firewall/nn-model.ts): the Scorer's forward pass equals
+ * The neural score's network (src/modules/firewall/train/nn-model.ts): the Scorer's forward pass equals
  * brain.js `run`; training in a worker thread on 70% of generated labelled traffic (test/helpers/
  * traffic-gen.ts through the real log parser and featuresOf) scores the held-out 30% with accuracy of
  * 0.9 or more; progress arrives; an abort rejects with AbortError and ends the thread; explain puts the
@@ -8,10 +8,10 @@
 import brain from 'brain.js';
 import { readdirSync } from 'node:fs';
 import { FEATURE_NAMES, NN_HIDDEN_LAYERS } from '../../src/contracts/firewall-train.js';
-import { featuresOf, toInput } from '../../src/modules/firewall/ip-features.js';
-import { finishChunk, parseChunk } from '../../src/modules/firewall/log-parser.js';
-import { Scorer, trainInWorker, typicalInput, type TrainProgress, type TrainSample } from '../../src/modules/firewall/nn-model.js';
-import { ScoringThread } from '../../src/modules/firewall/nn-score.thread.js';
+import { featuresOf, toInput } from '../../src/modules/firewall/train/ip-features.js';
+import { finishChunk, parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
+import { Scorer, trainInWorker, typicalInput, type TrainProgress, type TrainSample } from '../../src/modules/firewall/train/nn-model.js';
+import { ScoringThread } from '../../src/modules/firewall/train/nn-score.thread.js';
 import { generateTraffic, prng, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
 
 const START = Date.UTC(2026, 4, 12, 9, 0, 0) / 1000; // 09:00 UTC: daytime

@@ -1,8 +1,9 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { BannerGet, BannerSave } from '../../contracts/banners.js';
 import { STREAM_TOKEN_HEADER } from '../../contracts/input-stream.js';
 import { Role } from '../../contracts/roles.js';
 import { NoAudit, Public, RequireRole } from '../../core/auth/actor.js';
+import type { AuthedRequest } from '../../core/auth/auth.guard.js';
 import { parseInput } from '../../core/errors.js';
 import { InputStreamService } from '../input-stream/input-stream.service.js';
 import { BannersService } from './banners.service.js';
@@ -27,8 +28,8 @@ export class BannersController {
   @Post('set_abs')
   @RequireRole(Role.content)
   @HttpCode(200)
-  setAbs(@Body() body: unknown) {
-    return this.banners.save(parseInput(BannerSave, body ?? {}));
+  setAbs(@Body() body: unknown, @Req() req: AuthedRequest) {
+    return this.banners.save(parseInput(BannerSave, body ?? {}), req.actor?.uid ?? null);
   }
 
   /** The sites' read (X-Site-Token, no session): the working banners with their rates. */

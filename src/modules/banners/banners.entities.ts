@@ -8,7 +8,7 @@ export class BannerEntity {
   @Column({ type: 'varchar', length: 190 }) title: string;
   @Column({ type: 'text', nullable: true }) description: string | null;
   @Column({ type: 'text', nullable: true }) target: string | null;
-  /** The StorageService key of the image (`<32 hex>.<ext>`), or null. */
+  /** The image: a storage alias (32 hex, code 'abs'), a legacy key (`<32 hex>.<ext>` under DATA_DIR/files, before issue 20), or null. */
   @Column({ type: 'varchar', length: 64, nullable: true }) img: string | null;
   /** 0 works, 1 stopped. */
   @Column({ type: 'integer', default: 0 }) status: number;

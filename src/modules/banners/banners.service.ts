@@ -19,6 +19,8 @@ import { InputStreamService } from '../input-stream/input-stream.service.js';
 import { BannerEntity } from './banners.entities.js';
 
 const DAY = 86_400;
+/** The storage owner code of the banners' images (docs/architecture.md "Storage"). */
+export const BANNER_STORAGE_CODE = 'abs';
 const MINUTE = 60;
 /** Click keys are kept as long as a batch can still be counted (events older than STREAM_MAX_AGE_DAYS are refused). */
 const CLICK_KEEP_MINUTES = (STREAM_MAX_AGE_DAYS + 1) * 1440;
@@ -127,39 +129,48 @@ export class BannersService implements OnModuleInit {
 
   /**
    * POST /abs/set_abs: makes (no Idb) or changes a banner; answers {Idb}. A new image (`img_data`) is
-   * checked and stored first; the banner's previous image file is removed once the row is saved (and
-   * the new file, should the save fail). `img_remove: 1` drops the image.
+   * checked and put into the storage (code 'abs', docs/architecture.md "Storage") and its alias kept in
+   * `img`; the banner row is written while the storage holds that alias still (a failed write takes the
+   * new reference back). The image the banner showed before is released once the row is saved: its
+   * 'abs' reference is dropped unless another banner shows the same image (a legacy `/files` key: its
+   * file, which only this banner used, is removed). `img_remove: 1` drops the image.
    */
-  async save(a: z.output<typeof BannerSave>, now = new Date()): Promise<{ Idb: number }> {
+  async save(a: z.output<typeof BannerSave>, uid: number | null = null, now = new Date()): Promise<{ Idb: number }> {
     const old = a.Idb !== undefined ? await this.banners.findOne({ where: { Idb: a.Idb } }) : null;
     if (a.Idb !== undefined && !old) throw notFound('Banner not found');
-    const stored = a.img_data ? await this.storage.putBase64Image(a.img_data, 'img_data') : null;
     const patch: Partial<BannerEntity> = { time_update: now };
     if (a.title !== undefined) patch.title = a.title;
     if (a.description !== undefined) patch.description = a.description;
     if (a.target !== undefined) patch.target = a.target;
     if (a.status !== undefined) patch.status = a.status;
     if (a.rate !== undefined) patch.rate = a.rate;
-    if (stored) patch.img = stored.key;
-    else if (a.img_remove) patch.img = null;
-    let Idb: number;
-    try {
+    if (a.img_remove && !a.img_data) patch.img = null;
+    const write = async (): Promise<number> => {
       if (old) {
         await this.banners.update({ Idb: old.Idb }, patch);
-        Idb = old.Idb;
-      } else {
-        const saved = await this.banners.save(this.banners.create({
-          description: '', status: BANNER_STATUS.works, rate: BANNER_DEFAULT_RATE, img: null, ...patch, time_create: now,
-        }));
-        Idb = saved.Idb;
+        return old.Idb;
       }
-    } catch (err) {
-      if (stored) await this.storage.remove(stored.key);
-      throw err;
-    }
-    auditTarget('banner', patch.title ?? old?.title ?? '', Idb);
-    if (old?.img && 'img' in patch && patch.img !== old.img) await this.storage.remove(old.img);
+      const saved = await this.banners.save(this.banners.create({
+        description: '', status: BANNER_STATUS.works, rate: BANNER_DEFAULT_RATE, img: null, ...patch, time_create: now,
+      }));
+      return saved.Idb;
+    };
+    const title = patch.title ?? old?.title ?? '';
+    const Idb = a.img_data
+      ? (await this.storage.putBase64With(a.img_data, { code: BANNER_STORAGE_CODE, fileName: `banner ${title}`.trim(), uid }, 'img_data', async (img) => {
+        patch.img = img.alias;
+        return write();
+      })).result
+      : await write();
+    auditTarget('banner', title, Idb);
+    if (old?.img && 'img' in patch && patch.img !== old.img) await this.releaseImage(old.img);
     return { Idb };
+  }
+
+  /** A banner no longer shows `ref`: its storage reference goes unless another banner shows it too. */
+  private async releaseImage(ref: string): Promise<void> {
+    if (StorageService.isLegacyKey(ref)) return this.storage.removeLegacy(ref);
+    await this.storage.remove(ref, BANNER_STORAGE_CODE, () => this.banners.existsBy({ img: ref }));
   }
 
   // ------------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ import { RequireRole } from '../../core/auth/actor.js';
 import type { AuthedRequest } from '../../core/auth/auth.guard.js';
 import { AuditService } from '../../core/audit/audit.service.js';
 import { parseInput, toFailure } from '../../core/errors.js';
-import { FirewallRulesService } from './firewall-rules.service.js';
-import { FirewallTrafficService } from './firewall-traffic.service.js';
-import { FirewallTrainService } from './firewall-train.service.js';
+import { FirewallRulesService } from './rules/firewall-rules.service.js';
+import { FirewallTrafficService } from './traffic/firewall-traffic.service.js';
+import { FirewallTrainService } from './train/firewall-train.service.js';
 
 /** A query string's switch ('1', 'true', '0', 'false') as the boolean the RPC input takes; anything else is left for the schema to refuse. */
 const queryBool = (v: unknown) => (v === '1' || v === 'true' ? true : v === '0' || v === 'false' ? false : v);

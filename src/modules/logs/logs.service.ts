@@ -13,7 +13,7 @@ import { RealtimeService } from '../../core/realtime/realtime.service.js';
 import { Rpc, type RpcContext } from '../../core/rpc/rpc.decorator.js';
 import { CfgConfigsService } from '../cfg-configs/cfg-configs.service.js';
 import { SrvService } from '../srv/srv.service.js';
-import { AgentAnswerError, AgentClient, type AgentEvent } from './agent-client.js';
+import { AgentAnswerError, AgentClient, type AgentEvent } from '../../core/outside/agent.client.js';
 
 /** Application log files on the nodes: JSON, one entry a line (docs/agent.md "Application logs"). */
 export const APP_LOG_FILE = /\.(jsonl|ndjson|json\.log)$/i;

@@ -18,3 +18,4 @@ export { APP_NAME, APP_SHORT } from './brand.js';
 export { fmtDateTime, fmtNumber, fmtSize, plural } from './format.js';
 export { RichText, type RichTextProps } from './RichText.js';
 export { SortableList, type SortableListProps } from './SortableList.js';
+export { IMAGE_EDITOR_ASPECTS, IMAGE_EDITOR_MAX_SIDE, IMAGE_EDITOR_ROTATIONS, IMAGE_EDITOR_ZOOM, ImageEditor, type ImageEditorProps } from './ImageEditor.js';

@@ -2,7 +2,7 @@ import { Table, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { col } from '../columns.js';
 
 /**
- * Firewall II: per-minute feature counters of each (host, address) (src/modules/firewall/ip-features.ts,
+ * Firewall II: per-minute feature counters of each (host, address) (src/modules/firewall/train/ip-features.ts,
  * feature-rollup.service.ts), so that scoring reads a few summed rows per address instead of its raw log
  * rows. Key (host, minute, ip): a host's window of minutes is one range; (host, ip, minute) for address
  * lists; (minute) for pruning what retention removed.

@@ -3,7 +3,7 @@ import { col } from '../columns.js';
 
 /**
  * Firewall II, scoring throughput: the feature counters of each (host, address) summed over its minutes
- * from a cut minute on (fw_ip_feature_sums; src/modules/firewall/ip-features.ts "Sums"), kept by the
+ * from a cut minute on (fw_ip_feature_sums; src/modules/firewall/train/ip-features.ts "Sums"), kept by the
  * feature rollup, so that scoring a whole host reads one row per address instead of its minutes. Same
  * counter columns as fw_ip_feature_minutes, plus the oldest and newest minute summed (lo, hi).
  */

@@ -3,6 +3,7 @@ import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import { AppModal } from '../../kit/AppModal.js';
 import { ConfirmButton } from '../../kit/ConfirmButton.js';
+import { ImageEditor } from '../../kit/ImageEditor.js';
 import { SelectField, SwitchField, TextField } from '../../kit/fields.js';
 import { notify } from '../../kit/notify.js';
 import { PageTitle } from '../../kit/PageTitle.js';
@@ -18,6 +19,7 @@ export default function KitPage() {
   const [text, setText] = useState('');
   const [sel, setSel] = useState('1');
   const [on, setOn] = useState(true);
+  const [stored, setStored] = useState<{ alias: string; url: string } | null>(null);
   return (
     <>
       <PageTitle title="UI kit" />
@@ -75,6 +77,19 @@ export default function KitPage() {
             <SwitchField name="kit-switch" label="Switch" checked={on} onChange={setOn} />
           </div>
         </Form>
+      </section>
+      <section className="app-card mb-3">
+        <h2 className="h6">Image editor</h2>
+        <p className="small text-secondary mb-2">
+          Choose a picture, crop 16:9 or 4:3, zoom, rotate, Save: it is sent to the storage (<code>network_info.Files.send</code>, admins) under the code <code>kit</code>.
+        </p>
+        <ImageEditor codeInStorage="kit" domain="kit.example" replaceAlias={stored?.alias} onStored={(alias, url) => setStored({ alias, url })} />
+        {stored && (
+          <div className="mt-2 small">
+            Stored <code data-testid="kit-stored-alias">{stored.alias}</code>
+            <div><img src={stored.url} alt="The stored picture" data-testid="kit-stored-image" style={{ maxWidth: 320, maxHeight: 200 }} className="mt-1 border" /></div>
+          </div>
+        )}
       </section>
       <section className="app-card mb-3">
         <h2 className="h6">States</h2>

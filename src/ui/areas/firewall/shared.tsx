@@ -77,6 +77,11 @@ export function WhoisModal({ ip, onHide }: { ip: string | null; onHide: () => vo
                 </Fragment>
               ))}
           </dl>
+          {a.stale && (
+            <div className="small text-warning-emphasis mb-1" data-testid="whois-stale">
+              Stale: the lookup failed now ({a.error}); this is the answer of {fmtDateTime(a.fetched)}.
+            </div>
+          )}
           <div className="small text-secondary mb-1">
             {a.chain.join(' → ')} · {a.cached ? `cached, fetched ${fmtDateTime(a.fetched)}` : 'fetched now'}
           </div>

@@ -1,0 +1,861 @@
+/**
+ * Features of a visitor address for the neural score (issue 9 "Features", 000 §9): one fixed vector per
+ * address and host, computed from the address's stored rows of `fw_access_log` in the window, every value
+ * normalised to 0..1 by the fixed transform below. Pure library: no Nest.
+ *
+ * Per-minute counters. Every feature is a function of counters per (host, minute, address) that add up
+ * over minutes (`MinuteCounters`; a "distinct" column counts distinct values within its minute), so the
+ * database keeps them (`fw_ip_feature_minutes`, rolled up from fw_access_log by feature-rollup.service.ts)
+ * and scoring reads a few small rows per address instead of every raw row. Two ways to the same numbers:
+ *   - loadFeatures: the rolled-up minutes (rows with Id <= the rollup's watermark) + the raw tail (Id >
+ *     watermark) grouped per minute in SQL the same way as the rollup (`minuteGroupSteps`), merged in JS;
+ *   - featuresOf: the same per-minute counters built in memory from rows (tests, and whatever already
+ *     holds the rows).
+ * Both sum minutes into an `Agg` (`addMinute`) and turn it into the vector with `vectorOf`.
+ *
+ * The window: whole minutes. A row counts when its minute floor(stime / 60) lies in
+ * [floor((now - window) / 60), floor(now / 60)] (so up to 59 s more than `window` at the start, and the
+ * rest of the current minute). Sums are over those minutes: n = the address's rows; minutes = max(1,
+ * (newest stime - oldest stime) / 60); "share" = rows with the property / n. Log scales are
+ * log(1 + x) / log(1 + cap), capped at 1.
+ *
+ * | feature        | transform (from summed per-minute counters)                          | why it tells people from bots |
+ * |----------------|----------------------------------------------------------------------|-------------------------------|
+ * | rate           | log scale of n / minutes, cap 600/min                                | people read; scripts fetch as fast as the site answers (log: rates span 0.1 to 1000/min) |
+ * | burst          | (non-static − Σ busy seconds) / non-static (a second lies in one minute: exact) | a person opens one document at a time (its assets aside); a crawler fires several per second |
+ * | distinct_urls  | Σ distinct URLs per minute / n                                       | people reload and revisit shared assets within a minute; crawlers fetch every URL once |
+ * | share_4xx      | Σ codes 400-499 / n                                                  | scanners and crawlers probe paths that do not exist or are forbidden |
+ * | share_5xx      | Σ codes 500-599 / n                                                  | floods and expensive probes make the server fail |
+ * | share_static   | Σ tag 'static' / n (log-parser rules, ACCESS_LOG_TAG_RULES)          | browsers fetch CSS, scripts and images with each page; scripts skip them |
+ * | empty_ref      | Σ empty (or '-') referrers / n                                       | browsers send the page a link was on; scripts send none |
+ * | ua_missing     | Σ empty (or '-') user agents / n                                     | every browser sends one |
+ * | ua_library     | Σ HTTP-library / automation agents (LIBRARY_AGENT_TOKENS) / n        | curl, python-requests, Go-http-client... are scripts, not readers |
+ * | ua_bot         | Σ declared crawler agents (DECLARED_BOT_TOKENS) / n                  | bot, crawl, spider... say it themselves |
+ * | agents_per_ip  | (max over minutes of distinct agents − 1) / 9, cap 1                 | one person is one browser at a time; several agents in the same minute are a scraper rotating them (or a big NAT) |
+ * | head_post      | Σ HEAD or POST / n                                                   | readers GET; HEAD probes and POST floods (logins, forms, xmlrpc) are scripted |
+ * | request_time   | log scale of Σ request_time / Σ rows with one, in ms, cap 10,000 ms (0: none) | scrapers hit uncached, expensive pages (search, archives, deep pages) |
+ * | night          | Σ requests 00:00-05:59 UTC / n                                       | people of the site's audience sleep (UTC is the stored time; a fixed, documented approximation) |
+ * | url_depth      | Σ '/' in the path (before '?') / n / 10, cap 1                       | crawlers walk deep paths and generated links; readers stay on shallow pages |
+ * | books_per_min  | log scale of Σ distinct books per minute / minutes, cap 60/min       | a reader stays on one book for minutes; a scraper takes many books a minute (book = group 1 of bookPattern) |
+ *
+ * Stored counters are exact but for one approximation: a minute whose rows were rolled up in two steps
+ * (two chunks, or a rollup that ran during the minute, or a row that arrived late) has its distinct
+ * columns (busy_s, urls, agents, books) added, so a value seen in both parts counts twice (docs/firewall.md
+ * "Feature counters"); the same holds for a minute split between the stored part and the raw tail.
+ */
+import { createHash } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { LIKE_CONTAINS, likeEscape } from '../../../core/database/like.js';
+import { FEATURE_NAMES, FEATURE_WINDOW_S, type FeatureName, type FeatureVector } from '../../../contracts/firewall-train.js';
+
+/** A query on the app's database: `?` placeholders, answers the rows (TypeORM `DataSource.query` fits). */
+export type Query = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
+/**
+ * The same, answering each row as the array of its selected columns in order: for the queries of many
+ * rows (a whole host's addresses), where making an object per row is most of the cost.
+ */
+export type RawQuery = (sql: string, params?: unknown[]) => Promise<unknown[][]>;
+
+/** A RawQuery over a Query (an object's values are in the order of its columns). */
+export const rawOf = (q: Query): RawQuery => async (sql, params) => (await q(sql, params)).map((r) => Object.values(r as object));
+
+/** A RawQuery on the driver under TypeORM: better-sqlite3's `raw()` statements, mysql2's `rowsAsArray`. */
+export function driverRawQuery(ds: DataSource): RawQuery {
+  if (ds.options.type === 'better-sqlite3') {
+    const db = (ds.driver as unknown as { databaseConnection: { prepare(sql: string): { raw(on: boolean): { all(...p: unknown[]): unknown[][] } } } }).databaseConnection;
+    return async (sql, params = []) => db.prepare(sql).raw(true).all(...params);
+  }
+  const driver = ds.driver as unknown as { pool?: RawPool };
+  return (sql, params = []) => new Promise((resolve, reject) => {
+    if (!driver.pool) return reject(new Error('The database is not connected'));
+    driver.pool.query({ sql, values: params, rowsAsArray: true }, (err, rows) => (err ? reject(err) : resolve(rows as unknown[][])));
+  });
+}
+interface RawPool {
+  query(opts: { sql: string; values: unknown[]; rowsAsArray: boolean }, cb: (err: Error | null, rows: unknown) => void): void;
+}
+
+export interface FeatureOptions {
+  /** Book pages: the first group of this pattern on the URL is the book (e.g. /\/book\/(\d+)/). */
+  bookPattern: RegExp;
+  /** Window (s) before `now`; default FEATURE_WINDOW_S. */
+  windowS?: number;
+  /** Epoch seconds; default the current time. */
+  now?: number;
+}
+
+/** The columns of fw_access_log the features read. */
+export interface FeatureRow {
+  ip?: string;
+  stime: number;
+  method: string;
+  url: string;
+  code: number;
+  ref: string | null;
+  agent: string | null;
+  request_time: number | null;
+  tag: string;
+}
+
+/** HTTP libraries, command-line clients, headless browsers and scanners (matched case-insensitively). */
+export const LIBRARY_AGENT_TOKENS = [
+  'curl', 'wget', 'python', 'aiohttp', 'httpx', 'go-http-client', 'okhttp', 'java/', 'apache-httpclient', 'libwww', 'lwp-',
+  'perl', 'ruby', 'php/', 'guzzle', 'axios', 'node-fetch', 'undici', 'got (', 'scrapy', 'httpie', 'libfetch', 'http_request',
+  'headlesschrome', 'phantomjs', 'selenium', 'puppeteer', 'playwright', 'zgrab', 'masscan', 'nmap', 'nikto', 'sqlmap', 'nuclei',
+] as const;
+/** Crawlers that say what they are. */
+export const DECLARED_BOT_TOKENS = [
+  'bot', 'crawl', 'spider', 'slurp', 'archiver', 'scraper', 'fetcher', 'facebookexternalhit', 'ia_archiver', 'yandex', 'baidu',
+  'sogou', 'bingpreview', 'nutch', 'heritrix', 'preview', 'monitor', 'checker', 'validator',
+] as const;
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const LIBRARY_RE = new RegExp(LIBRARY_AGENT_TOKENS.map(escapeRe).join('|'), 'i');
+const BOT_RE = new RegExp(DECLARED_BOT_TOKENS.map(escapeRe).join('|'), 'i');
+
+/** Caps of the transforms (see the table above). */
+const RATE_CAP = 600;
+const BOOKS_CAP = 60;
+const RT_CAP_MS = 10_000;
+const DEPTH_CAP = 10;
+const AGENTS_CAP = 10;
+const NIGHT_END_S = 6 * 3600;
+
+const logScale = (x: number, cap: number) => (x <= 0 ? 0 : Math.min(1, Math.log1p(x) / Math.log1p(cap)));
+const clamp01 = (x: number) => (x > 0 ? (x < 1 ? x : 1) : 0);
+
+/** Agent classes: 0 missing, bit 1 library, bit 2 declared bot. */
+const agentCache = new Map<string, number>();
+function agentClass(agent: string | null): number {
+  if (!agent || agent === '-') return 0;
+  let c = agentCache.get(agent);
+  if (c === undefined) {
+    c = 8 | (LIBRARY_RE.test(agent) ? 1 : 0) | (BOT_RE.test(agent) ? 2 : 0);
+    if (agentCache.size > 100_000) agentCache.clear();
+    agentCache.set(agent, c);
+  }
+  return c;
+}
+
+/** The summable counters of one address in one minute (the columns of fw_ip_feature_minutes). */
+export interface MinuteCounters {
+  n: number;
+  nonstatic: number;
+  /** Distinct seconds with a non-static request. */
+  busy_s: number;
+  /** Distinct URLs. */
+  urls: number;
+  c4xx: number;
+  c5xx: number;
+  static: number;
+  empty_ref: number;
+  ua_missing: number;
+  ua_library: number;
+  ua_bot: number;
+  /** Distinct agents (a missing agent is the agent ''). */
+  agents: number;
+  head_post: number;
+  rt_sum: number;
+  rt_n: number;
+  night: number;
+  depth_sum: number;
+  /** Distinct books (group 1 of the book pattern). */
+  books: number;
+  first_stime: number;
+  last_stime: number;
+}
+
+/** The counter columns, in table order. */
+export const COUNTER_COLUMNS = [
+  'n', 'nonstatic', 'busy_s', 'urls', 'c4xx', 'c5xx', 'static', 'empty_ref', 'ua_missing', 'ua_library', 'ua_bot', 'agents', 'head_post',
+  'rt_sum', 'rt_n', 'night', 'depth_sum', 'books', 'first_stime', 'last_stime',
+] as const satisfies ReadonlyArray<keyof MinuteCounters>;
+
+const emptyCounters = (): MinuteCounters => ({
+  n: 0, nonstatic: 0, busy_s: 0, urls: 0, c4xx: 0, c5xx: 0, static: 0, empty_ref: 0, ua_missing: 0, ua_library: 0, ua_bot: 0, agents: 0,
+  head_post: 0, rt_sum: 0, rt_n: 0, night: 0, depth_sum: 0, books: 0, first_stime: Infinity, last_stime: -Infinity,
+});
+
+/**
+ * The counts behind one address's vector: the sums of its minutes' counters, except `agents`
+ * (the largest of one minute) and first/last (the oldest and newest second).
+ */
+type Agg = MinuteCounters;
+
+/** Adds one minute's counters to an address's sums. */
+function addMinute(a: Agg, c: MinuteCounters) {
+  // the summed columns, spelled out (a keyed loop over their names is several times slower on a whole host)
+  a.n += c.n;
+  a.nonstatic += c.nonstatic;
+  a.busy_s += c.busy_s;
+  a.urls += c.urls;
+  a.c4xx += c.c4xx;
+  a.c5xx += c.c5xx;
+  a.static += c.static;
+  a.empty_ref += c.empty_ref;
+  a.ua_missing += c.ua_missing;
+  a.ua_library += c.ua_library;
+  a.ua_bot += c.ua_bot;
+  a.head_post += c.head_post;
+  a.rt_sum += c.rt_sum;
+  a.rt_n += c.rt_n;
+  a.night += c.night;
+  a.depth_sum += c.depth_sum;
+  a.books += c.books;
+  if (c.agents > a.agents) a.agents = c.agents;
+  if (c.first_stime < a.first_stime) a.first_stime = c.first_stime;
+  if (c.last_stime > a.last_stime) a.last_stime = c.last_stime;
+}
+
+/** The one place where counters become the vector (the table in the header). */
+function vectorOf(a: Agg): FeatureVector {
+  const n = a.n;
+  if (!n) {
+    const zero = {} as FeatureVector;
+    for (const name of FEATURE_NAMES) zero[name] = 0;
+    return zero;
+  }
+  const minutes = Math.max(1, (a.last_stime - a.first_stime) / 60);
+  // keys in FEATURE_NAMES order
+  return {
+    rate: logScale(n / minutes, RATE_CAP),
+    burst: a.nonstatic ? clamp01((a.nonstatic - a.busy_s) / a.nonstatic) : 0,
+    distinct_urls: clamp01(a.urls / n),
+    share_4xx: clamp01(a.c4xx / n),
+    share_5xx: clamp01(a.c5xx / n),
+    share_static: clamp01(a.static / n),
+    empty_ref: clamp01(a.empty_ref / n),
+    ua_missing: clamp01(a.ua_missing / n),
+    ua_library: clamp01(a.ua_library / n),
+    ua_bot: clamp01(a.ua_bot / n),
+    agents_per_ip: clamp01((a.agents - 1) / (AGENTS_CAP - 1)),
+    head_post: clamp01(a.head_post / n),
+    request_time: a.rt_n ? logScale((a.rt_sum / a.rt_n) * 1000, RT_CAP_MS) : 0,
+    night: clamp01(a.night / n),
+    url_depth: clamp01(a.depth_sum / n / DEPTH_CAP),
+    books_per_min: logScale(a.books / minutes, BOOKS_CAP),
+  };
+}
+
+/** '/' in the path part of a URL (before '?'). */
+function depthOf(url: string): number {
+  const q = url.indexOf('?');
+  const end = q < 0 ? url.length : q;
+  let d = 0;
+  for (let i = 0; i < end; i++) if (url.charCodeAt(i) === 47) d++;
+  return d;
+}
+
+const nowS = () => Math.floor(Date.now() / 1000);
+
+/** The window's minutes (see the header): [first, last], both inclusive. */
+export function windowMinutes(opts: { windowS?: number; now?: number }): { first: number; last: number } {
+  const now = opts.now ?? nowS();
+  return { first: Math.floor((now - (opts.windowS ?? FEATURE_WINDOW_S)) / 60), last: Math.floor(now / 60) };
+}
+
+/** The book of a URL: group 1 of the pattern (null: not a book page). */
+function bookOf(re: RegExp, url: string): string | null {
+  re.lastIndex = 0;
+  const m = re.exec(url);
+  return m && m[1] != null ? m[1] : null;
+}
+
+/** One address's minute being counted in memory: the counters and the distinct values behind them. */
+interface MinuteTally {
+  c: MinuteCounters & { ip: string; minute: number };
+  urls: Set<string>;
+  seconds: Set<number>;
+  agents: Set<string>;
+  books: Set<string>;
+}
+
+/**
+ * Rows in memory counted per (address, minute) in [first, last] as the rollup counts them in SQL
+ * (minuteGroupSteps): keyed `ip\nminute` (ip '' for rows without one); rows outside are ignored.
+ */
+function countMinutes(rows: Iterable<FeatureRow>, bookPattern: RegExp, first: number, last: number): Map<string, MinuteCounters & { ip: string; minute: number }> {
+  const minutes = new Map<string, MinuteTally>();
+  for (const r of rows) {
+    const stime = Number(r.stime);
+    const m = Math.floor(stime / 60);
+    if (m < first || m > last) continue;
+    const ip = r.ip == null ? '' : String(r.ip);
+    const key = `${ip}\n${m}`;
+    let x = minutes.get(key);
+    if (!x) minutes.set(key, (x = { c: { ...emptyCounters(), ip, minute: m }, urls: new Set(), seconds: new Set(), agents: new Set(), books: new Set() }));
+    const c = x.c;
+    const url = String(r.url);
+    const code = Number(r.code);
+    c.n++;
+    if (stime < c.first_stime) c.first_stime = stime;
+    if (stime > c.last_stime) c.last_stime = stime;
+    if (r.tag === 'static') c.static++;
+    else {
+      c.nonstatic++;
+      x.seconds.add(stime);
+    }
+    x.urls.add(url);
+    if (code >= 400 && code <= 499) c.c4xx++;
+    else if (code >= 500 && code <= 599) c.c5xx++;
+    if (!r.ref || r.ref === '-') c.empty_ref++;
+    if (r.method === 'HEAD' || r.method === 'POST') c.head_post++;
+    if (r.request_time != null) {
+      c.rt_sum += Number(r.request_time);
+      c.rt_n++;
+    }
+    if (((stime % 86400) + 86400) % 86400 < NIGHT_END_S) c.night++;
+    c.depth_sum += depthOf(url);
+    const agent = r.agent == null ? '' : String(r.agent);
+    x.agents.add(agent);
+    const k = agentClass(agent);
+    if (k === 0) c.ua_missing++;
+    if (k & 1) c.ua_library++;
+    if (k & 2) c.ua_bot++;
+    const b = bookOf(bookPattern, url);
+    if (b !== null) x.books.add(b);
+  }
+  const out = new Map<string, MinuteCounters & { ip: string; minute: number }>();
+  for (const [key, x] of minutes) {
+    x.c.busy_s = x.seconds.size;
+    x.c.urls = x.urls.size;
+    x.c.agents = x.agents.size;
+    x.c.books = x.books.size;
+    out.set(key, x.c);
+  }
+  return out;
+}
+
+/** Feature vector of one address from its rows in memory (any order); rows outside the window are ignored. */
+export function featuresOf(rows: FeatureRow[], opts: FeatureOptions): FeatureVector {
+  const { first, last } = windowMinutes(opts);
+  const a = emptyCounters();
+  for (const c of countMinutes(rows.map((r) => ({ ...r, ip: '' })), opts.bookPattern, first, last).values()) addMinute(a, c);
+  return vectorOf(a);
+}
+
+/** The vector as the network's input, in FEATURE_NAMES order. */
+export function toInput(f: FeatureVector): number[] {
+  return FEATURE_NAMES.map((k) => f[k] ?? 0);
+}
+
+export function fromInput(v: number[]): FeatureVector {
+  const f = {} as FeatureVector;
+  FEATURE_NAMES.forEach((k: FeatureName, i) => (f[k] = v[i] ?? 0));
+  return f;
+}
+
+/**
+ * A literal that every URL matching `re` contains (for a LIKE prefilter), or null when none can be
+ * proven: runs of plain characters outside groups and classes, a character made optional by `?`, `*`
+ * or `{` dropped; any `|` or a case-insensitive pattern gives null.
+ */
+export function requiredLiteral(re: RegExp): string | null {
+  if (re.flags.includes('i')) return null;
+  const s = re.source;
+  if (s.includes('|')) return null;
+  let best = '';
+  let run = '';
+  let depth = 0;
+  const end = () => {
+    if (run.length > best.length) best = run;
+    run = '';
+  };
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    let literal: string | null = null;
+    if (ch === '\\') {
+      const nx = s[++i] ?? '';
+      if (/[^A-Za-z0-9]/.test(nx)) literal = nx;
+      else if (nx === 'x') i += 2;
+      else if (nx === 'c') i += 1;
+      else if (nx === 'u') i = s[i + 1] === '{' ? s.indexOf('}', i) : i + 4;
+      else if (nx === 'p' || nx === 'P') i = s.indexOf('}', i);
+      else if (nx === 'k') i = s.indexOf('>', i);
+      if (i < 0) return null;
+      // \d, \w, \b, \1, ... are not literals
+    } else if (ch === '[') {
+      // a class: skip to its end
+      for (i++; i < s.length && s[i] !== ']'; i++) if (s[i] === '\\') i++;
+    } else if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (!'^$.*+?{}|'.includes(ch)) literal = ch;
+    const q = s[i + 1];
+    const optional = q === '?' || q === '*' || q === '{';
+    if (literal !== null && depth === 0 && !optional) {
+      run += literal;
+      if (q === '+') end();
+    } else end();
+  }
+  end();
+  return best.length >= 2 ? best : null;
+}
+
+/** IN lists of at most this many addresses. */
+export const IP_CHUNK = 500;
+
+const num = (v: unknown) => (v == null ? 0 : Number(v));
+
+// ---------------------------------------------------------------------------------------------
+// Per-minute counters in SQL: one code for the rollup (feature-rollup.service.ts) and the raw tail of
+// loadFeatures. Written as step functions (generators yielding statements) so that SQLite can run them
+// synchronously inside one transaction and MariaDB (or a plain query function) asynchronously.
+
+/** fw_settings row: the highest fw_access_log Id rolled up into fw_ip_feature_minutes. */
+export const FEATURE_ROLLUP_SETTING = 'feature_rollup_id';
+/** fw_settings row: the key (patternKey) of the book pattern the stored `books` were counted with. */
+export const FEATURE_BOOKS_SETTING = 'feature_rollup_books';
+/** fw_settings row: the sums' cut minute (fw_ip_feature_sums, see "Sums" below; 0: no sums yet). */
+export const FEATURE_SUMS_SETTING = 'feature_sums_from';
+/** The rollup keeps the sums' cut this many minutes before the window's first minute (a caller's clock a little behind still finds them). */
+export const SUMS_LAG_MINUTES = 3;
+/** A cut moving by more minutes than this makes the sums anew in one statement instead of per address. */
+const SUMS_REBUILD_MINUTES = 90;
+/** loadFeatures counts a raw tail of at most this many Ids in JS (one plain SELECT), a longer one in SQL (minuteGroupSteps). */
+export const TAIL_IN_JS_MAX = 100_000;
+/** Counter rows per INSERT statement of the rollup. */
+const UPSERT_ROWS = 500;
+/** loadFeatures reads the raw tail by Id range when it has at most this many Ids, else by (host, time). */
+const TAIL_BY_ID_MAX = 200_000;
+
+/** The identity of a book pattern (its source and flags), short enough for fw_settings. */
+export const patternKey = (re: RegExp) => createHash('sha1').update(`${re.source}\n${re.flags}`).digest('hex');
+
+/** One statement: a read answers its rows, a write (`write: true`) the number of rows it changed. */
+export interface Step {
+  sql: string;
+  params: unknown[];
+  write?: boolean;
+}
+export type Steps<T> = Generator<Step, T, unknown>;
+
+/** Runs step functions with a synchronous executor (better-sqlite3 inside `transaction()`). */
+export function runSync<T>(g: Steps<T>, exec: (s: Step) => unknown): T {
+  let r = g.next();
+  while (!r.done) r = g.next(exec(r.value));
+  return r.value;
+}
+
+/** Runs step functions with an asynchronous executor. */
+export async function runAsync<T>(g: Steps<T>, exec: (s: Step) => Promise<unknown>): Promise<T> {
+  let r = g.next();
+  while (!r.done) r = g.next(await exec(r.value));
+  return r.value;
+}
+
+/** One (host, minute, address) and its counters. */
+export interface MinuteGroup {
+  host: string;
+  minute: number;
+  ip: string;
+  c: MinuteCounters;
+}
+const groupKey = (host: string, minute: number, ip: string) => `${host}\n${minute}\n${ip}`;
+
+/** Distinct books per (host, minute, address) of the rows matching `where` (the LIKE prefilter in SQL, the pattern in JS). */
+export function* bookSteps(dialect: 'sqlite' | 'mariadb', table: string, where: string, params: unknown[], bookPattern: RegExp): Steps<Map<string, Set<string>>> {
+  const minute = dialect === 'sqlite' ? 'stime / 60' : 'stime DIV 60';
+  const lit = requiredLiteral(bookPattern);
+  const rows = (yield {
+    sql: `SELECT proxy_host AS h, ${minute} AS m, ip, url FROM ${table} WHERE ${where}${lit ? ` AND url ${LIKE_CONTAINS}` : ''}`,
+    params: lit ? [...params, `%${likeEscape(lit)}%`] : params,
+  }) as Array<{ h: string; m: unknown; ip: string; url: string }>;
+  const books = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const b = bookOf(bookPattern, String(r.url));
+    if (b === null) continue;
+    const k = groupKey(String(r.h), num(r.m), String(r.ip));
+    let set = books.get(k);
+    if (!set) books.set(k, (set = new Set()));
+    set.add(b);
+  }
+  return books;
+}
+
+/**
+ * Raw rows of fw_access_log matching `where` as counters per (host, minute, address): one GROUP BY for
+ * the counts, one per agent (the agent classes are decided in JS, by the same agentClass as featuresOf),
+ * and the book rows (bookSteps). Comparisons of URLs and agents are binary on MariaDB (its collation
+ * would take '/A' and '/a' for one URL).
+ */
+export function* minuteGroupSteps(dialect: 'sqlite' | 'mariadb', table: string, where: string, params: unknown[], bookPattern: RegExp): Steps<Map<string, MinuteGroup>> {
+  const sqlite = dialect === 'sqlite';
+  const minute = sqlite ? 'stime / 60' : 'stime DIV 60';
+  const bin = (x: string) => (sqlite ? x : `CAST(${x} AS BINARY)`);
+  const path = sqlite ? "(CASE WHEN instr(url, '?') > 0 THEN substr(url, 1, instr(url, '?') - 1) ELSE url END)" : "SUBSTRING_INDEX(url, '?', 1)";
+  const len = sqlite ? 'length' : 'CHAR_LENGTH';
+  const one = (cond: string) => `SUM(CASE WHEN ${cond} THEN 1 ELSE 0 END)`;
+  const main = (yield {
+    sql:
+      `SELECT proxy_host AS h, ${minute} AS m, ip, COUNT(*) AS n, ${one("tag <> 'static'")} AS nonstatic, ` +
+      `COUNT(DISTINCT CASE WHEN tag <> 'static' THEN stime END) AS busy_s, COUNT(DISTINCT ${bin('url')}) AS urls, ` +
+      `${one('code >= 400 AND code <= 499')} AS c4xx, ${one('code >= 500 AND code <= 599')} AS c5xx, ${one("tag = 'static'")} AS static, ` +
+      `${one("ref IS NULL OR ref = '' OR ref = '-'")} AS empty_ref, ${one("method = 'HEAD' OR method = 'POST'")} AS head_post, ` +
+      `SUM(request_time) AS rt_sum, COUNT(request_time) AS rt_n, ${one(`stime % 86400 < ${NIGHT_END_S}`)} AS night, ` +
+      `SUM(${len}(${path}) - ${len}(REPLACE(${path}, '/', ''))) AS depth_sum, MIN(stime) AS first_stime, MAX(stime) AS last_stime ` +
+      `FROM ${table} WHERE ${where} GROUP BY proxy_host, ${minute}, ip`,
+    params,
+  }) as Array<Record<string, unknown>>;
+  const groups = new Map<string, MinuteGroup>();
+  for (const r of main) {
+    const c = emptyCounters();
+    for (const k of COUNTER_COLUMNS) c[k] = num(r[k]);
+    c.agents = 0;
+    c.ua_missing = c.ua_library = c.ua_bot = 0;
+    c.books = 0;
+    const g: MinuteGroup = { host: String(r.h), minute: num(r.m), ip: String(r.ip), c };
+    groups.set(groupKey(g.host, g.minute, g.ip), g);
+  }
+  // MIN(agent): one value of a binary group (a NULL and '' are one agent, '' in featuresOf: merged here)
+  const agents = (yield {
+    sql: `SELECT proxy_host AS h, ${minute} AS m, ip, MIN(agent) AS agent, COUNT(*) AS n FROM ${table} WHERE ${where} GROUP BY proxy_host, ${minute}, ip, ${bin('agent')}`,
+    params,
+  }) as Array<{ h: string; m: unknown; ip: string; agent: string | null; n: unknown }>;
+  const seen = new Map<string, Set<string>>();
+  for (const r of agents) {
+    const k = groupKey(String(r.h), num(r.m), String(r.ip));
+    const g = groups.get(k);
+    if (!g) continue;
+    const agent = r.agent == null ? '' : String(r.agent);
+    let set = seen.get(k);
+    if (!set) seen.set(k, (set = new Set()));
+    set.add(agent);
+    const n = num(r.n);
+    const cls = agentClass(agent);
+    if (cls === 0) g.c.ua_missing += n;
+    if (cls & 1) g.c.ua_library += n;
+    if (cls & 2) g.c.ua_bot += n;
+  }
+  for (const [k, set] of seen) groups.get(k)!.c.agents = set.size;
+  const books = yield* bookSteps(dialect, table, where, params, bookPattern);
+  for (const [k, set] of books) {
+    const g = groups.get(k);
+    if (g) g.c.books = set.size;
+  }
+  return groups;
+}
+
+/** The rollup's fw_settings rows, made if missing (watermark 0, no book pattern yet). */
+export function* ensureSettingSteps(dialect: 'sqlite' | 'mariadb'): Steps<void> {
+  yield {
+    sql: `INSERT ${dialect === 'sqlite' ? 'OR IGNORE' : 'IGNORE'} INTO fw_settings (name, value) VALUES (?, ?), (?, ?), (?, ?)`,
+    params: [FEATURE_ROLLUP_SETTING, '0', FEATURE_BOOKS_SETTING, '', FEATURE_SUMS_SETTING, '0'],
+    write: true,
+  };
+}
+
+/**
+ * When the book pattern is not the one the stored books were counted with: every counter row is dropped
+ * and the watermark set back to 0, so that the rollup counts the stored rows again with the new pattern
+ * (compare-and-set on the pattern's row: one instance does it). Answers whether it reset.
+ */
+export function* resetOnPatternSteps(bookPattern: RegExp): Steps<boolean> {
+  const key = patternKey(bookPattern);
+  const [row] = (yield { sql: 'SELECT value FROM fw_settings WHERE name = ?', params: [FEATURE_BOOKS_SETTING] }) as Array<{ value: string }>;
+  if (!row || row.value === key) return false;
+  const changed = yield { sql: 'UPDATE fw_settings SET value = ? WHERE name = ? AND value = ?', params: [key, FEATURE_BOOKS_SETTING, row.value], write: true };
+  if (changed !== 1) return false;
+  yield { sql: 'DELETE FROM fw_ip_feature_minutes', params: [], write: true };
+  yield { sql: 'DELETE FROM fw_ip_feature_sums', params: [], write: true };
+  yield { sql: 'UPDATE fw_settings SET value = ? WHERE name IN (?, ?)', params: ['0', FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING], write: true };
+  return true;
+}
+
+/**
+ * One chunk of the rollup: fw_access_log rows with from < Id <= to added to fw_ip_feature_minutes. The
+ * watermark first moves by compare-and-set (false: another instance took the chunk). A minute already
+ * stored gets the chunk's counts added (its distinct columns then overcount values seen in both: see the
+ * header); first/last take the oldest and newest second.
+ */
+export function* rollupChunkSteps(dialect: 'sqlite' | 'mariadb', from: number, to: number, bookPattern: RegExp): Steps<boolean> {
+  const changed = yield { sql: 'UPDATE fw_settings SET value = ? WHERE name = ? AND value = ?', params: [String(to), FEATURE_ROLLUP_SETTING, String(from)], write: true };
+  if (changed !== 1) return false;
+  const groups = [...(yield* minuteGroupSteps(dialect, 'fw_access_log', 'Id > ? AND Id <= ?', [from, to], bookPattern)).values()];
+  const cols = ['proxy_host', 'minute', 'ip', ...COUNTER_COLUMNS];
+  const sqlite = dialect === 'sqlite';
+  const update = COUNTER_COLUMNS.map((c) => {
+    const ex = sqlite ? `excluded.${c}` : `VALUES(${c})`;
+    if (c === 'first_stime') return `${c} = ${sqlite ? 'MIN' : 'LEAST'}(${c}, ${ex})`;
+    if (c === 'last_stime') return `${c} = ${sqlite ? 'MAX' : 'GREATEST'}(${c}, ${ex})`;
+    return `${c} = ${c} + ${ex}`;
+  }).join(', ');
+  // the sums' cut, and the stored agents of the chunk's minutes from the cut on (read before the counts are added: a
+  // minute's new agents is its stored one + the chunk's, and the sums keep the most of one minute)
+  const cut = yield* sumsCutStep();
+  const kept = cut > 0 ? groups.filter((g) => g.minute >= cut) : [];
+  const storedAgents = yield* storedAgentsSteps(kept);
+  const row = `(${cols.map(() => '?').join(', ')})`;
+  for (let i = 0; i < groups.length; i += UPSERT_ROWS) {
+    const part = groups.slice(i, i + UPSERT_ROWS);
+    yield {
+      sql:
+        `INSERT INTO fw_ip_feature_minutes (${cols.join(', ')}) VALUES ${part.map(() => row).join(', ')} ` +
+        (sqlite ? `ON CONFLICT (proxy_host, minute, ip) DO UPDATE SET ${update}` : `ON DUPLICATE KEY UPDATE ${update}`),
+      params: part.flatMap((g) => [g.host, g.minute, g.ip, ...COUNTER_COLUMNS.map((c) => g.c[c])]),
+      write: true,
+    };
+  }
+  // the sums of the addresses with minutes from the cut on: the chunk's counts added (sumsAddSteps)
+  yield* sumsAddSteps(dialect, kept, storedAgents);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sums: fw_ip_feature_sums holds, per (host, address), its counter minutes of fw_ip_feature_minutes from
+// the cut minute on (fw_settings FEATURE_SUMS_SETTING) added up as loadFeatures adds them (addMinute:
+// sums; agents the most of one minute; first/last the oldest and newest second), with the oldest and
+// newest minute added (lo, hi); every address with a minute from the cut on has its row. The rollup
+// keeps them so in the same transaction as the minutes (rollupChunkSteps), incrementally: each chunk's
+// counts are added to the rows (sumsAddSteps, an UPSERT), never made anew from all minutes. It moves the
+// cut to SUMS_LAG_MINUTES before the window's first minute every run (advanceSumsSteps): rows with no
+// minute from the new cut on are dropped, only those with minutes on both sides are made anew. An address whose lo and
+// hi lie in a window is then one row; the others (minutes before the window's start, or a window ending
+// before hi) are summed from their minutes.
+
+/** The sums' cut minute (0: none). */
+function* sumsCutStep(): Steps<number> {
+  const [row] = (yield { sql: 'SELECT value FROM fw_settings WHERE name = ?', params: [FEATURE_SUMS_SETTING] }) as Array<{ value: string }>;
+  return row ? Number(row.value) || 0 : 0;
+}
+
+/** The select list that adds counter minutes up (addMinute in SQL). */
+const SUM_SELECT = COUNTER_COLUMNS.map((c) => (c === 'agents' || c === 'last_stime' ? `MAX(${c}) AS ${c}` : c === 'first_stime' ? `MIN(${c}) AS ${c}` : `SUM(${c}) AS ${c}`)).join(', ');
+const SUMS_INSERT = `INSERT INTO fw_ip_feature_sums (proxy_host, ip, lo, hi, ${COUNTER_COLUMNS.join(', ')}) SELECT proxy_host, ip, MIN(minute), MAX(minute), ${SUM_SELECT} FROM fw_ip_feature_minutes`;
+
+/** The sums of these addresses of a host made anew from their minutes from `cut` on. */
+function* sumsOfSteps(host: string, ips: string[], cut: number): Steps<void> {
+  for (let i = 0; i < ips.length; i += IP_CHUNK) {
+    const part = ips.slice(i, i + IP_CHUNK);
+    const list = part.map(() => '?').join(', ');
+    yield { sql: `DELETE FROM fw_ip_feature_sums WHERE proxy_host = ? AND ip IN (${list})`, params: [host, ...part], write: true };
+    yield { sql: `${SUMS_INSERT} WHERE proxy_host = ? AND ip IN (${list}) AND minute >= ? GROUP BY proxy_host, ip`, params: [host, ...part, cut], write: true };
+  }
+}
+
+/** The stored `agents` of the minutes of these groups (key groupKey; a minute not stored yet: absent). */
+function* storedAgentsSteps(groups: MinuteGroup[]): Steps<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (!groups.length) return out;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const g of groups) {
+    if (g.minute < lo) lo = g.minute;
+    if (g.minute > hi) hi = g.minute;
+  }
+  // the chunk's minute range: mostly new minutes, so only the rows of the minute the last chunk ended in
+  const rows = (yield { sql: 'SELECT proxy_host AS h, minute AS m, ip, agents FROM fw_ip_feature_minutes WHERE minute >= ? AND minute <= ?', params: [lo, hi] }) as Array<{ h: string; m: unknown; ip: string; agents: unknown }>;
+  for (const r of rows) out.set(groupKey(String(r.h), num(r.m), String(r.ip)), num(r.agents));
+  return out;
+}
+
+/**
+ * Adds a chunk's minute groups (minutes from the cut on) to the sums (UPSERT): the summed columns added,
+ * agents the most of one minute (a minute's stored agents + the chunk's: distinct counts of a split minute
+ * add up, as in fw_ip_feature_minutes), first/last and lo/hi the oldest and newest. Equal to the sums made
+ * anew from the minutes (SUMS_INSERT), row by row.
+ */
+function* sumsAddSteps(dialect: 'sqlite' | 'mariadb', groups: MinuteGroup[], storedAgents: Map<string, number>): Steps<void> {
+  if (!groups.length) return;
+  const byIp = new Map<string, { host: string; ip: string; lo: number; hi: number; a: Agg }>();
+  for (const g of groups) {
+    const k = `${g.host}\n${g.ip}`;
+    let s = byIp.get(k);
+    if (!s) byIp.set(k, (s = { host: g.host, ip: g.ip, lo: g.minute, hi: g.minute, a: emptyCounters() }));
+    const c = g.c;
+    const agents = (storedAgents.get(groupKey(g.host, g.minute, g.ip)) ?? 0) + c.agents;
+    addMinute(s.a, agents === c.agents ? c : { ...c, agents });
+    if (g.minute < s.lo) s.lo = g.minute;
+    if (g.minute > s.hi) s.hi = g.minute;
+  }
+  const sqlite = dialect === 'sqlite';
+  const least = sqlite ? 'MIN' : 'LEAST';
+  const greatest = sqlite ? 'MAX' : 'GREATEST';
+  const ex = (c: string) => (sqlite ? `excluded.${c}` : `VALUES(${c})`);
+  const update = ['lo', 'hi', ...COUNTER_COLUMNS].map((c) => {
+    if (c === 'lo' || c === 'first_stime') return `${c} = ${least}(${c}, ${ex(c)})`;
+    if (c === 'hi' || c === 'last_stime' || c === 'agents') return `${c} = ${greatest}(${c}, ${ex(c)})`;
+    return `${c} = ${c} + ${ex(c)}`;
+  }).join(', ');
+  const cols = ['proxy_host', 'ip', 'lo', 'hi', ...COUNTER_COLUMNS];
+  const row = `(${cols.map(() => '?').join(', ')})`;
+  const all = [...byIp.values()];
+  for (let i = 0; i < all.length; i += UPSERT_ROWS) {
+    const part = all.slice(i, i + UPSERT_ROWS);
+    yield {
+      sql:
+        `INSERT INTO fw_ip_feature_sums (${cols.join(', ')}) VALUES ${part.map(() => row).join(', ')} ` +
+        (sqlite ? `ON CONFLICT (proxy_host, ip) DO UPDATE SET ${update}` : `ON DUPLICATE KEY UPDATE ${update}`),
+      params: part.flatMap((s) => [s.host, s.ip, s.lo, s.hi, ...COUNTER_COLUMNS.map((c) => s.a[c])]),
+      write: true,
+    };
+  }
+}
+
+/**
+ * Moves the sums' cut forward to `cut` (never back): the addresses with minutes between the old cut and
+ * the new one get their sums made anew from the new cut on; a first cut, or one far behind, makes every
+ * sum anew (unless `onlyIfSet`). Compare-and-set on the setting (false: already there, not set with
+ * `onlyIfSet`, or another instance moved it).
+ */
+export function* advanceSumsSteps(cut: number, opts: { onlyIfSet?: boolean } = {}): Steps<boolean> {
+  const old = yield* sumsCutStep();
+  if (old > 0 ? cut <= old : opts.onlyIfSet) return false;
+  const changed = yield { sql: 'UPDATE fw_settings SET value = ? WHERE name = ? AND value = ?', params: [String(cut), FEATURE_SUMS_SETTING, String(old)], write: true };
+  if (changed !== 1) return false;
+  if (old <= 0 || cut - old > SUMS_REBUILD_MINUTES) {
+    yield { sql: 'DELETE FROM fw_ip_feature_sums', params: [], write: true };
+    yield { sql: `${SUMS_INSERT} WHERE minute >= ? GROUP BY proxy_host, ip`, params: [cut], write: true };
+    return true;
+  }
+  // addresses with no minute from the new cut on: dropped; those with minutes on both sides: made anew from the cut on
+  yield { sql: 'DELETE FROM fw_ip_feature_sums WHERE hi < ?', params: [cut], write: true };
+  const rows = (yield { sql: 'SELECT proxy_host AS h, ip FROM fw_ip_feature_sums WHERE lo < ?', params: [cut] }) as Array<{ h: string; ip: string }>;
+  const byHost = new Map<string, string[]>();
+  for (const r of rows) {
+    const h = String(r.h);
+    let l = byHost.get(h);
+    if (!l) byHost.set(h, (l = []));
+    l.push(String(r.ip));
+  }
+  for (const [host, ips] of byHost) yield* sumsOfSteps(host, ips, cut);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// loadFeatures
+
+/**
+ * Feature vectors of a host's addresses from stored rows of fw_access_log (columns: Id, ip, stime,
+ * method, url, code, ref, agent, request_time, tag, proxy_host) as counted in fw_ip_feature_minutes:
+ * every address with rows in the window's minutes, or only `ips` (addresses without rows are left out).
+ * Equal to featuresOf on the same rows (see the header for the one approximation of split minutes).
+ */
+export async function loadFeatures(
+  q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: FeatureOptions & { ips?: string[]; tailInJsMax?: number; raw?: RawQuery },
+): Promise<Map<string, FeatureVector>> {
+  const x = { tailInJsMax: opts.tailInJsMax ?? TAIL_IN_JS_MAX, raw: opts.raw ?? rawOf(q) };
+  const win = windowMinutes(opts);
+  const out = new Map<string, FeatureVector>();
+  const h = host.toLowerCase();
+  if (opts.ips) {
+    const ips = [...new Set(opts.ips)];
+    for (let i = 0; i < ips.length; i += IP_CHUNK) for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, ips.slice(i, i + IP_CHUNK), x)) out.set(ip, vectorOf(a));
+  } else for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, null, x)) out.set(ip, vectorOf(a));
+  return out;
+}
+
+interface RollupState {
+  w: number;
+  books: string;
+  sums: number;
+  maxId: number;
+}
+
+async function rollupState(q: Query): Promise<RollupState> {
+  const rows = await q<{ name: string; value: string }>('SELECT name, value FROM fw_settings WHERE name IN (?, ?, ?)', [FEATURE_ROLLUP_SETTING, FEATURE_BOOKS_SETTING, FEATURE_SUMS_SETTING]);
+  const [m] = await q<{ m: unknown }>('SELECT MAX(Id) AS m FROM fw_access_log');
+  const get = (n: string) => rows.find((r) => r.name === n)?.value;
+  return { w: Number(get(FEATURE_ROLLUP_SETTING) ?? 0) || 0, books: get(FEATURE_BOOKS_SETTING) ?? '', sums: Number(get(FEATURE_SUMS_SETTING) ?? 0) || 0, maxId: num(m?.m) };
+}
+
+/** Raw rows of (ip, stime, method, url, code, ref, agent, request_time, tag). */
+function* tailRows(rows: unknown[][]): Generator<FeatureRow> {
+  for (const r of rows) {
+    yield {
+      ip: r[0] as string, stime: r[1] as number, method: r[2] as string, url: r[3] as string, code: r[4] as number, ref: r[5] as string | null,
+      agent: r[6] as string | null, request_time: r[7] as number | null, tag: r[8] as string,
+    };
+  }
+}
+
+/** A raw row's counters (COUNTER_COLUMNS from column `at` on, in that order) as an Agg. */
+function aggOf(r: unknown[], at: number): Agg {
+  return {
+    n: num(r[at]), nonstatic: num(r[at + 1]), busy_s: num(r[at + 2]), urls: num(r[at + 3]), c4xx: num(r[at + 4]), c5xx: num(r[at + 5]), static: num(r[at + 6]),
+    empty_ref: num(r[at + 7]), ua_missing: num(r[at + 8]), ua_library: num(r[at + 9]), ua_bot: num(r[at + 10]), agents: num(r[at + 11]), head_post: num(r[at + 12]),
+    rt_sum: num(r[at + 13]), rt_n: num(r[at + 14]), night: num(r[at + 15]), depth_sum: num(r[at + 16]), books: num(r[at + 17]), first_stime: num(r[at + 18]),
+    last_stime: num(r[at + 19]),
+  };
+}
+
+/**
+ * Sums of one host's addresses: S = the rolled-up counters of the window's minutes (rows with Id <=
+ * watermark) + T = raw rows with Id > watermark in the window's seconds, counted per minute and added
+ * minute by minute. S: when the sums' cut lies at or before the window's first minute, an address's
+ * sums row where its lo and hi lie in the window, else its minutes summed (see "Sums"); otherwise every
+ * minute row of the window summed per address. T: counted in JS from the plain rows when it has at
+ * most `tailInJsMax` Ids (countMinutes, as featuresOf), else grouped in SQL (minuteGroupSteps). A minute
+ * in both: its agents = stored + tail (as the rollup would add them), looked up for the tail's minutes.
+ * Stored books counted with another pattern: books from the raw rows instead. The rollup state is read
+ * again at the end: a rollup that moved it meanwhile (S and T overlapping) means a retry.
+ */
+async function loadAggs(
+  q: Query, dialect: 'sqlite' | 'mariadb', host: string, win: { first: number; last: number }, bookPattern: RegExp, ips: string[] | null,
+  { tailInJsMax, raw }: { tailInJsMax: number; raw: RawQuery },
+): Promise<Map<string, Agg>> {
+  if (ips && !ips.length) return new Map();
+  const inList = ips ? ` AND ip IN (${ips.map(() => '?').join(', ')})` : '';
+  const ipParams = ips ?? [];
+  const exec = (s: Step) => q(s.sql, s.params);
+  const fromS = win.first * 60;
+  const toS = (win.last + 1) * 60;
+  for (let attempt = 0; ; attempt++) {
+    const st = await rollupState(q);
+    const aggs = new Map<string, Agg>();
+    if (st.w > 0 && st.sums > 0 && st.sums <= win.first) {
+      const rows = await raw(`SELECT ip, lo, hi, ${COUNTER_COLUMNS.join(', ')} FROM fw_ip_feature_sums WHERE proxy_host = ? AND hi >= ?${inList}`, [host, win.first, ...ipParams]);
+      const partial: string[] = [];
+      for (const r of rows) {
+        if (num(r[1]) >= win.first && num(r[2]) <= win.last) aggs.set(String(r[0]), aggOf(r, 3));
+        else partial.push(String(r[0]));
+      }
+      for (let i = 0; i < partial.length; i += IP_CHUNK) {
+        const part = partial.slice(i, i + IP_CHUNK);
+        const sums = await raw(
+          `SELECT ip, ${SUM_SELECT} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND ip IN (${part.map(() => '?').join(', ')}) AND minute >= ? AND minute <= ? GROUP BY ip`,
+          [host, ...part, win.first, win.last],
+        );
+        for (const r of sums) aggs.set(String(r[0]), aggOf(r, 1));
+      }
+    } else if (st.w > 0) {
+      const rows = await raw(`SELECT ip, ${SUM_SELECT} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute >= ? AND minute <= ?${inList} GROUP BY ip`, [host, win.first, win.last, ...ipParams]);
+      for (const r of rows) aggs.set(String(r[0]), aggOf(r, 1));
+    }
+    if (st.maxId > st.w) {
+      const byId = st.maxId - st.w <= TAIL_BY_ID_MAX;
+      // by Id: the primary key (SQLite: the rowid, which NOT INDEXED still uses); else the (host, stime) index
+      const table = byId ? (dialect === 'sqlite' ? 'fw_access_log NOT INDEXED' : 'fw_access_log FORCE INDEX (PRIMARY)') : 'fw_access_log';
+      const where = `proxy_host = ? AND Id > ? AND stime >= ? AND stime < ?${inList}`;
+      const params = [host, st.w, fromS, toS, ...ipParams];
+      const tail: Array<MinuteCounters & { ip: string; minute: number }> = st.maxId - st.w <= tailInJsMax
+        ? [...countMinutes(tailRows(await raw(`SELECT ip, stime, method, url, code, ref, agent, request_time, tag FROM ${table} WHERE ${where}`, params)), bookPattern, win.first, win.last).values()]
+        : [...(await runAsync(minuteGroupSteps(dialect, table, where, params, bookPattern), exec)).values()].map((g) => ({ ...g.c, ip: g.ip, minute: g.minute }));
+      const stored = new Map<string, number>();
+      if (tail.length && aggs.size) {
+        const minutes = [...new Set(tail.map((g) => g.minute))];
+        const rows = await q<{ ip: string; minute: unknown; agents: unknown }>(
+          `SELECT ip, minute, agents FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute IN (${minutes.map(() => '?').join(', ')})${inList}`,
+          [host, ...minutes, ...ipParams],
+        );
+        for (const r of rows) stored.set(`${r.ip}\n${num(r.minute)}`, num(r.agents));
+      }
+      for (const g of tail) {
+        let a = aggs.get(g.ip);
+        if (!a) aggs.set(g.ip, (a = emptyCounters()));
+        g.agents += stored.get(`${g.ip}\n${g.minute}`) ?? 0;
+        addMinute(a, g);
+      }
+    }
+    if (st.w > 0 && st.books !== patternKey(bookPattern)) {
+      for (const a of aggs.values()) a.books = 0;
+      const books = await runAsync(bookSteps(dialect, 'fw_access_log', `proxy_host = ? AND stime >= ? AND stime < ?${inList}`, [host, fromS, toS, ...ipParams], bookPattern), exec);
+      for (const [k, set] of books) {
+        const a = aggs.get(k.slice(k.lastIndexOf('\n') + 1));
+        if (a) a.books += set.size;
+      }
+    }
+    if (attempt >= 4) return aggs;
+    const again = await rollupState(q);
+    if (again.w === st.w && again.sums === st.sums) return aggs;
+  }
+}
