@@ -346,6 +346,8 @@ export interface SphinxConfResult {
   data_dir: string;
   sources: number;
   nodes: SphinxConfNodeResult[];
+  /** Set when nothing was written: no Search server is switched on. */
+  message?: string;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -89,17 +89,24 @@ describe(`platform on ${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'}`, 
     const { hash } = await t.session(1);
     const malformed = await fetch(`${t.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json', User: hash }, body: '{"methods": [' });
     expect(malformed.status).toBe(400);
-    expect(await malformed.json()).toMatchObject({ status: 'parse' });
-    const big = await fetch(`${t.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json', User: hash }, body: JSON.stringify({ methods: ['user.me'], args: ['x'.repeat(2_000_000)] }) });
-    expect(big.status).toBe(413);
-    expect(await big.json()).toMatchObject({ status: 'http' });
+    const bodies: unknown[] = [await malformed.json()];
+    expect(bodies[0]).toMatchObject({ status: 'parse' });
+    // Past BODY_LIMIT for a session that may not upload; past the upload limit (STORAGE_MAX_MB as
+    // base64, docs/architecture.md "Storage") for an admin's.
+    const viewer = (await t.session(100)).hash;
+    for (const [user, size] of [[viewer, 2_000_000], [hash, 15_000_000]] as const) {
+      const big = await fetch(`${t.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json', User: user }, body: JSON.stringify({ methods: ['user.me'], args: ['x'.repeat(size)] }) });
+      expect(big.status).toBe(413);
+      bodies.push(await big.json());
+      expect(bodies.at(-1)).toMatchObject({ status: 'http' });
+    }
     const wrongType = await t.rest<any>(hash, 'POST', '', { methods: 'user.me' });
     expect(wrongType.status).toBe(422);
     expect(wrongType.body.message).toMatch(/methods/);
     const unknown = await t.rest<any>(hash, 'GET', '/definitely/not/here');
     expect(unknown.status).toBe(404);
     expect(unknown.body.status).toBe('http');
-    for (const body of [malformed, big]) expect(JSON.stringify(body)).not.toMatch(/at .*\.js:\d+/);
+    for (const body of bodies) expect(JSON.stringify(body)).not.toMatch(/at .*\.js:\d+/);
   });
 
   test('state-changing calls are audited with secrets masked', async () => {

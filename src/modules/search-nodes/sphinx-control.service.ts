@@ -97,13 +97,15 @@ export class SphinxControlService {
 
   @Rpc('sphinx_control.createSphinxConf', {
     role: Role.admin, write: true, input: CreateSphinxConfArgs,
-    summary: "{}: renders sphinx.conf (a source + index per source, indexer, searchd on sphinx_port 9312 and sphinxql_port 9306:mysql41) and writes it (mode 0600, checked by indextool) to every Search server (type 3, on) at cluster config sphinx_conf_path (default /etc/sphinxsearch/sphinx.conf), index files under sphinx_data_dir (default /var/lib/sphinxsearch/data); answers {path, data_dir, sources, nodes: [{Id, node, ok, message}]}, the file itself never",
+    summary: `{}: renders sphinx.conf (a source + index per source, indexer, searchd on sphinx_port 9312 and sphinxql_port 9306:mysql41) and writes it (mode 0600, checked by indextool) to every Search server (type 3, on) at cluster config sphinx_conf_path (default /etc/sphinxsearch/sphinx.conf), index files under sphinx_data_dir (default /var/lib/sphinxsearch/data); answers {path, data_dir, sources, nodes: [{Id, node, ok, message}]} (no Search server: nodes [] and message '${SEARCH_MSG.noSearchServers}'), the file itself never`,
   })
   async createSphinxConf(_a: z.output<typeof CreateSphinxConfArgs> = {}, ctx?: Pick<RpcContext, 'actor' | 'signal'>): Promise<SphinxConfResult> {
     const settings = await this.settings();
     const nodes = await this.searchNodes();
-    if (!nodes.length) throw invalid(SEARCH_MSG.noSearchServers);
     const { text, sources } = await this.render(settings);
+    // No Search server: nothing to write, which is not a failure of the call (a scheduled rebuild on a
+    // cluster without search nodes runs ok and says so).
+    if (!nodes.length) return { path: settings.confPath, data_dir: settings.dataDir, sources, nodes: [], message: SEARCH_MSG.noSearchServers };
     if (ctx?.signal) setMaxListeners(0, ctx.signal);
     const command = writeConfCommand(settings.confPath, settings.dataDir);
     const results = await this.ssh.fanOut(nodes, async (n): Promise<SphinxConfNodeResult> => {

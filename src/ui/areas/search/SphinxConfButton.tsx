@@ -22,6 +22,7 @@ export function SphinxConfButton() {
     try {
       const r = await rpc('sphinx_control.createSphinxConf', {}, { timeoutMs: SPHINX_ROTATE_TIMEOUT_S * 1000 });
       setResult(r);
+      if (!r.nodes.length) { notify.error(r.message ?? SEARCH_MSG.noSearchServers); return; }
       const failed = r.nodes.filter((n) => !n.ok).length;
       (failed ? notify.error : notify.success)(failed ? `Search config: ${failed} of ${r.nodes.length} server(s) failed` : `Search config written to ${r.nodes.length} server(s)`);
     } catch (e) {
@@ -42,6 +43,7 @@ export function SphinxConfButton() {
             <p className="small text-secondary mb-2">
               {result.path} · index files under {result.data_dir} · {result.sources} source(s)
             </p>
+            {result.message && <p className="text-danger mb-2">{result.message}</p>}
             <Table size="sm" className="mb-0">
               <thead><tr><th>Server</th><th>Result</th></tr></thead>
               <tbody>
