@@ -85,6 +85,15 @@ const EnvSchema = z.object({
     (v) => (v === '' ? undefined : v),
     z.string().transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).pipe(z.array(z.email('must be e-mail addresses separated by commas')).max(50, 'must be at most 50 addresses')).optional(),
   ),
+  TZ: z.preprocess(
+    (v) => (v === '' ? undefined : v), // empty: the process's own zone
+    z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Moscow or UTC').optional(),
+  ),
+  TODO_ALERT_SCAN_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(60_000, 'must be at most 60000').default(5_000),
+  TODO_ALERT_BATCH: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(10_000, 'must be at most 10000').default(500),
+  TODO_ALERT_LATE_SECONDS: z.coerce.number().int('must be a whole number of seconds').min(1, 'must be at least 1').max(86_400, 'must be at most 86400').default(60),
+  TODO_ALERT_MAIL_RETRY_SECONDS: z.coerce.number().int('must be a whole number of seconds').min(1, 'must be at least 1').max(86_400, 'must be at most 86400').default(60),
+  TODO_ALERT_MAIL_TRIES: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(8),
   UI_DIR: z.string().optional(),
   STORAGE_DIR: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
   STORAGE_MAX_MB: z.coerce.number().int('must be a whole number of MB').min(1, 'must be at least 1').max(100, 'must be at most 100').default(STORAGE_DEFAULT_MAX_MB),
@@ -93,6 +102,16 @@ const EnvSchema = z.object({
     z.string().regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without query').transform((v) => v.replace(/\/+$/, '')).optional(),
   ),
 });
+
+/** True for a time zone name Intl knows (IANA names such as Europe/Moscow, and UTC). */
+export function isTimeZone(v: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: v });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** SMTP_URL read: `smtp://` (STARTTLS when offered) or `smtps://` (TLS from the start), port 587 / 465 when missing. */
 export interface SmtpSettings {
@@ -190,6 +209,17 @@ export interface AppConfig {
    * and the absolute base URL the network's sites reach /storage under ('' = the console's own origin).
    */
   storage: { dir: string; maxBytes: number; publicUrl: string };
+  /**
+   * The console's time zone (TZ, an IANA name; default the process's own zone, which Node also takes
+   * from TZ): todo alerts are computed in it ("every day at 09:00" is 09:00 there) and shown in it.
+   */
+  timeZone: string;
+  /**
+   * Todo alerts (docs/todo.md "Delivery"): how often each instance scans for due alerts, the most rows
+   * one pass takes (a full pass is followed at once by the next), when a delivery counts as late, and
+   * the back-off base and number of tries of a failed e-mail.
+   */
+  todoAlerts: { scanMs: number; batch: number; lateSeconds: number; mailRetryBaseMs: number; mailTries: number };
   uiDir: string;
 }
 
@@ -273,6 +303,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     nodeAgent: { port: e.NODE_AGENT_PORT, timeoutMs: e.NODE_AGENT_TIMEOUT_MS, concurrency: e.NODE_AGENT_CONCURRENCY },
     mail: { smtp: e.SMTP_URL ? parseSmtpUrl(e.SMTP_URL) : null, timeoutMs: e.SMTP_TIMEOUT_MS, from: e.ALERT_MAIL_FROM ?? `console@${hostname()}`, alertTo: e.ALERT_MAIL_TO ?? [] },
     storage: { dir: resolve(e.STORAGE_DIR ?? join(dataDir, 'storage')), maxBytes: e.STORAGE_MAX_MB * 1024 * 1024, publicUrl: e.STORAGE_PUBLIC_URL ?? '' },
+    timeZone: e.TZ ?? new Intl.DateTimeFormat().resolvedOptions().timeZone,
+    todoAlerts: {
+      scanMs: e.TODO_ALERT_SCAN_MS,
+      batch: e.TODO_ALERT_BATCH,
+      lateSeconds: e.TODO_ALERT_LATE_SECONDS,
+      mailRetryBaseMs: e.TODO_ALERT_MAIL_RETRY_SECONDS * 1000,
+      mailTries: e.TODO_ALERT_MAIL_TRIES,
+    },
     uiDir: resolve(e.UI_DIR ?? join(import.meta.dirname, '..', 'ui')),
   };
 }

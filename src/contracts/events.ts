@@ -4,6 +4,7 @@ import type { DeployGlobalProgressEvent, LogFollowEndEvent, LogLinesEvent } from
 import type { UpdateNginxEvent } from './monitoring.js';
 import type { TerminalDataEvent, TerminalStatus } from './terminal.js';
 import type { ConsoleDataEvent, ConsoleStatusEvent, DeployLogEvent, RunOnceProgressEvent } from './deploy.js';
+import type { NotificationView } from './notifications.js';
 
 /**
  * Every server-to-client socket event, typed in one map. Areas add their events here; the server's
@@ -51,6 +52,10 @@ export interface ServerEvents {
   'realtime.resync': { reason: 'redis' };
   /** A server console ended on this socket (closed, every node gone, or the role no longer allows it). */
   'server_console.end': { key: string; reason: string };
+  /** A notification for this user was stored (a todo alert): every open tab of the user shows it (docs/todo.md). */
+  'notify.new': NotificationView;
+  /** Notifications were marked read in one tab: the others update their unread count. That user's sockets only. */
+  'notify.read': { Id: number | null; unread: number };
 }
 
 /**

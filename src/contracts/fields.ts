@@ -382,3 +382,26 @@ export function adHocSwitchesOf(schema: z.ZodType): string[] {
   walk(schema, [], 0);
   return [...out];
 }
+
+/**
+ * `select`: the columns to answer, as a comma list ('Id, title') or a list of names; a name outside
+ * `columns` is refused with 422 naming `select`. Answers the names, each once, in the order given.
+ */
+export function selectOf<const C extends readonly string[]>(columns: C) {
+  const allowed = new Set<string>(columns);
+  return z
+    .union([z.string(), z.array(z.string())], { error: () => `select must be a comma list of columns (${columns.join(', ')})` })
+    .transform((v, ctx): C[number][] => {
+      const names = (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean);
+      const bad = names.filter((n) => !allowed.has(n));
+      if (bad.length) {
+        ctx.addIssue({ code: 'custom', message: `select: unknown column ${bad.map((b) => `'${b.slice(0, 40)}'`).join(', ')} (allowed: ${columns.join(', ')})`, input: v });
+        return z.NEVER;
+      }
+      if (!names.length) {
+        ctx.addIssue({ code: 'custom', message: `select names no column (allowed: ${columns.join(', ')})`, input: v });
+        return z.NEVER;
+      }
+      return [...new Set(names)] as C[number][];
+    });
+}

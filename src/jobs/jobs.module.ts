@@ -16,7 +16,9 @@ import { SphinxRotateJob } from './sphinx-rotate.job.js';
 import { SslCheckJob } from './ssl-check.job.js';
 import { TerminalModule } from '../modules/terminal/terminal.module.js';
 import { TerminalRetentionJob } from './terminal-retention.job.js';
+import { TodoModule } from '../modules/todo/todo.module.js';
+import { TodoAlertsJob } from './todo-alerts.job.js';
 
 /** Scheduled work; each job a one-line call into a module's service. */
-@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule, InputStreamModule, SearchNodesModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob, InputStreamRetentionJob, SphinxRotateJob] })
+@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule, InputStreamModule, SearchNodesModule, TodoModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob, InputStreamRetentionJob, SphinxRotateJob, TodoAlertsJob] })
 export class JobsModule {}

@@ -19,5 +19,8 @@ import { SonnikModule } from './sonnik/sonnik.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { NetworkInfoModule } from './network-info/network-info.module.js';
 import { SearchNodesModule } from './search-nodes/search-nodes.module.js';
+import { NotificationsModule } from './notifications/notifications.module.js';
+import { TodoModule } from './todo/todo.module.js';
+import { MoneyModule } from './money/money.module.js';
 
-export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule, NetworkInfoModule, SearchNodesModule];
+export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule, NetworkInfoModule, SearchNodesModule, NotificationsModule, TodoModule, MoneyModule];

@@ -92,6 +92,14 @@ const EDIT: Record<string, EditScreen> = {
   '/network_info/pages/edit/:Id': { url: () => `/network_info/pages/edit/${ids.netPage}`, field: (p) => p.locator('input[name="title"]'), value: 'Page (edited)' },
   '/network_info/cats/create': { url: '/network_info/cats/create', field: (p) => p.locator('input[name="title"]'), value: 'New category' },
   '/network_info/cats/edit/:Id': { url: () => `/network_info/cats/edit/${ids.netCat}`, field: (p) => p.locator('input[name="h1"]'), value: 'H1 (edited)' },
+  '/money/add': { url: '/money/add', field: (p) => p.locator('input[name="title"]'), value: 'New box' },
+  '/money/box/:bid': { url: () => `/money/box/${ids.moneyBox}`, field: (p) => p.locator('input[name="rules.0.contains"]'), value: 'taxi' },
+  '/money/box/:bid/edit': { url: () => `/money/box/${ids.moneyBox}/edit`, field: (p) => p.locator('input[name="title"]'), value: 'Wallet (edited)' },
+  '/money/box/:bid/add_transaction': { url: () => `/money/box/${ids.moneyBox}/add_transaction`, field: (p) => p.locator('input[name="val"]'), value: '12.50' },
+  '/money/box/:bid/edit_transaction/:trid': { url: () => `/money/box/${ids.moneyBox}/edit_transaction/${ids.moneyTr}`, field: (p) => p.locator('input[name="val"]'), value: '13.00' },
+  '/money/box/:bid/clone_transaction/:clonetrid': { url: () => `/money/box/${ids.moneyBox}/clone_transaction/${ids.moneyTr}`, field: (p) => p.locator('textarea[name="description"]'), value: 'Lunch again' },
+  '/todo/create': { url: '/todo/create', field: (p) => p.locator('input[name="title"]'), value: 'New todo' },
+  '/todo/edit/:Id': { url: () => `/todo/edit/${ids.todo}`, field: (p) => p.locator('input[name="title"]'), value: 'Todo (edited)' },
 };
 
 /** Routes without an edit form, and why (filters, commands and live views keep nothing to lose). */
@@ -126,6 +134,8 @@ const NO_EDIT: Record<string, string> = {
   '/content/cat_weight_sort': 'a drag order (its unsaved prompt is tested in content-tools.e2e.ts)',
   '/comments': 'moderation buttons act at once', '/privacy': 'static page (public)',
   '/search': 'list of search hosts', '/search/sources': 'list (Rotate and the config rebuild act at once)',
+  '/money': 'list of boxes', '/money/report/:bid': 'a report (filters in the URL)',
+  '/todo': 'list (filters in the URL)', '/todo/show/:Id': 'a todo (Finish / Restore act at once)',
 };
 
 beforeAll(async () => {
@@ -150,6 +160,10 @@ beforeAll(async () => {
   ids.netHost = (await t.ok(admin, 'network_info.Host.insert', { name: 'Books', domain: 'books.example' })).insertId;
   ids.netCat = (await t.ok(admin, 'network_info.Cats.insert', { host: ids.netHost, title: 'Fantasy' })).insertId;
   ids.netPage = (await t.ok(admin, 'network_info.Page.insert', { host: ids.netHost, title: 'Page', body: '<p>Text</p>', categoriesRelay: [ids.netCat] })).insertId;
+  ids.todo = (await t.ok(admin, 'todo.insert', { title: 'Todo', text: '<p>Text</p>', type: 1 })).Id;
+  ids.moneyBox = (await t.ok(admin, 'money.boxUpdate', { title: 'Wallet', description: 'Cash' })).bid;
+  ids.moneyTr = (await t.ok(admin, 'money.setTransaction', { bid: ids.moneyBox, type: 0, val: '10.00', time_set: '2026-01-01', description: 'Lunch' })).trid;
+  await t.ok(admin, 'money.setRules', { bid: ids.moneyBox, rules: [{ contains: 'coffee', tags: 'cafe' }] });
   browser = await launchBrowser();
 }, T);
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { useSession } from '../api/hooks.js';
 import { setInpoint } from '../api/session.js';
 import { closeSocket, useSocketStatus, type SocketStatus } from '../api/socket.js';
 import { Layout } from '../kit/Layout.js';
+import { NotificationBell } from '../areas/notifications/NotificationBell.js';
 import { useDocumentTitle } from '../kit/PageTitle.js';
 import { Loading } from '../kit/states.js';
 import { visibleMenu, routeAllowed, routeTitle } from './menu.js';
@@ -103,7 +104,7 @@ function Shell() {
   const menu = useMemo(() => (session ? visibleMenu(session.role, routes) : []), [session]);
   const user = session ? { name: session.name, role: session.role } : null;
   return (
-    <Layout menu={menu} user={user} topExtra={session ? <LiveIndicator /> : null}>
+    <Layout menu={menu} user={user} topExtra={session ? <><NotificationBell key={session.uid} /><LiveIndicator /></> : null}>
       <PageErrorBoundary resetKey={pathname}>
         <Suspense fallback={<Loading />}>
           <Routes>
