@@ -47,3 +47,17 @@ export function isDbUnreachable(err: unknown): boolean {
 
 /** The answer's message when the database is unreachable (the driver's text stays in the log). */
 export const DB_UNREACHABLE_MESSAGE = 'Database unreachable: try again in a moment';
+
+/**
+ * MariaDB rolled the statement's transaction back to break a deadlock (1213) or gave up waiting for a
+ * lock (1205): running it again is the documented answer. The error itself or TypeORM's wrapper.
+ * SQLite never answers this (one writer at a time).
+ */
+export function isDeadlock(err: unknown): boolean {
+  for (const e of [err, (err as DriverErrorLike | null | undefined)?.driverError]) {
+    if (!e || typeof e !== 'object') continue;
+    const { code, errno } = e as DriverErrorLike;
+    if (code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || errno === 1213 || errno === 1205) return true;
+  }
+  return false;
+}

@@ -14,6 +14,7 @@
  *   like the firewall's rollups (src/modules/firewall/train/ip-features.ts `Steps`).
  */
 import type { DataSource } from 'typeorm';
+import { isDeadlock } from '../../core/database/db-errors.js';
 import { MONEY_BALANCE_MAX_KOPECKS, MONEY_MSG, type MoneyType } from '../../contracts/money.js';
 import { invalid, notFound } from '../../core/errors.js';
 
@@ -236,11 +237,6 @@ interface SqliteHandle {
   prepare(sql: string): SqliteStatement;
   transaction<F extends () => unknown>(fn: F): { immediate: () => ReturnType<F> } & (() => ReturnType<F>);
 }
-
-const isDeadlock = (e: unknown) => {
-  const code = (e as { code?: string; errno?: number })?.code;
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || (e as { errno?: number })?.errno === 1213;
-};
 
 /** Runs step functions in one transaction on either database. */
 export class MoneyTx {

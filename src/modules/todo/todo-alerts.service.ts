@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { isDeadlock } from '../../core/database/db-errors.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -191,7 +192,7 @@ export class TodoAlertsService {
         const at = num(d.alert_next);
         return { Id: num(d.Id), from: at, to: nextAlertAfter(parseAlertType(str(d.alert_type)) ?? [], num(d.ts_alert), Math.max(at, now), tz) };
       });
-      await this.db.query(
+      await this.exec(
         `UPDATE todos SET alert_next = CASE Id ${moves.map(() => 'WHEN ? THEN ?').join(' ')} END WHERE ${moves.map(() => '(Id = ? AND alert_next = ?)').join(' OR ')}`,
         [...moves.flatMap((m) => [m.Id, m.to]), ...moves.flatMap((m) => [m.Id, m.from])],
       );
@@ -200,13 +201,23 @@ export class TodoAlertsService {
   }
 
   /** Runs a write and answers the rows it changed (TypeORM's structured result: the same on both drivers). */
+  /**
+   * One statement, answering the rows it changed. Instances racing over the same due rows can make
+   * MariaDB break a deadlock by rolling one statement back (seen in CI: the losing claim threw, and
+   * its alert waited for the lease to run out): such a statement is run again, a few times.
+   */
   private async exec(sql: string, params: unknown[]): Promise<number> {
-    const runner = this.db.createQueryRunner();
-    try {
-      const r = await runner.query(sql, params, true);
-      return r.affected ?? 0;
-    } finally {
-      await runner.release();
+    for (let attempt = 1; ; attempt++) {
+      const runner = this.db.createQueryRunner();
+      try {
+        const r = await runner.query(sql, params, true);
+        return r.affected ?? 0;
+      } catch (err) {
+        if (attempt < 5 && isDeadlock(err)) continue;
+        throw err;
+      } finally {
+        await runner.release();
+      }
     }
   }
 
@@ -232,7 +243,7 @@ export class TodoAlertsService {
     );
     for (let i = 0; i < ids.length; i += CHUNK) {
       const part = ids.slice(i, i + CHUNK).map((r) => num(r.Id));
-      await this.db.query(
+      await this.exec(
         `UPDATE todo_alerts SET claim = ?, lease_until = ? WHERE pending = 1 AND lease_until < ? AND Id IN (${marks(part.length)})`,
         [claim, nowMs + this.leaseMs, nowMs, ...part],
       );
@@ -271,7 +282,7 @@ export class TodoAlertsService {
     const dropped = rows.filter((r) => r.status !== TODO_STATUS.open);
     for (let i = 0; i < dropped.length; i += CHUNK) {
       const part = dropped.slice(i, i + CHUNK).map((r) => r.Id);
-      await this.db.query(
+      await this.exec(
         `UPDATE todo_alerts SET pending = 0, lease_until = 0, mail_state = CASE WHEN mail_state IN ('pending', 'retry', 'sending') THEN 'cancelled' ELSE mail_state END
          WHERE claim = ? AND Id IN (${marks(part.length)})`,
         [claim, ...part],
@@ -297,7 +308,7 @@ export class TodoAlertsService {
       const nowMs = Date.now();
       for (let i = 0; i < toNotify.length; i += CHUNK) {
         const part = toNotify.slice(i, i + CHUNK).map((r) => r.Id);
-        await this.db.query(`UPDATE todo_alerts SET notified_at = ? WHERE claim = ? AND Id IN (${marks(part.length)})`, [nowMs, claim, ...part]);
+        await this.exec(`UPDATE todo_alerts SET notified_at = ? WHERE claim = ? AND Id IN (${marks(part.length)})`, [nowMs, claim, ...part]);
       }
       out.notified = toNotify.length;
     }
@@ -307,7 +318,7 @@ export class TodoAlertsService {
     const done = live.filter((r) => !mailWork.includes(r));
     for (let i = 0; i < done.length; i += CHUNK) {
       const part = done.slice(i, i + CHUNK).map((r) => r.Id);
-      await this.db.query(`UPDATE todo_alerts SET pending = 0, lease_until = 0 WHERE claim = ? AND Id IN (${marks(part.length)})`, [claim, ...part]);
+      await this.exec(`UPDATE todo_alerts SET pending = 0, lease_until = 0 WHERE claim = ? AND Id IN (${marks(part.length)})`, [claim, ...part]);
     }
     for (const r of mailWork) this.mailQueue.push({ r, claim });
     this.pump();
@@ -344,7 +355,7 @@ export class TodoAlertsService {
   private async giveBack(rows: Array<{ r: Claimed; claim: string }>): Promise<void> {
     for (let i = 0; i < rows.length; i += CHUNK) {
       const part = rows.slice(i, i + CHUNK);
-      await this.db.query(
+      await this.exec(
         `UPDATE todo_alerts SET lease_until = 0 WHERE pending = 1 AND mail_state <> 'sending' AND ${part.map(() => '(Id = ? AND claim = ?)').join(' OR ')}`,
         part.flatMap((x) => [x.r.Id, x.claim]),
       );
@@ -371,7 +382,7 @@ export class TodoAlertsService {
         text: `${title}\n\nAlert for ${when}${r.late ? ', delivered late' : ''}.\n${type}Todo #${r.todo_id}: /todo/show/${r.todo_id}\n${body ? `\n${body}\n` : ''}`,
         html: `<p><strong>${escapeHtml(title)}</strong></p><p>Alert for ${escapeHtml(when)}${r.late ? ', delivered late' : ''}. Todo #${r.todo_id}: /todo/show/${r.todo_id}</p>${r.text ?? ''}`,
       });
-      await this.db.query(
+      await this.exec(
         "UPDATE todo_alerts SET mail_state = 'sent', mail_sent_at = ?, mail_id = ?, mail_error = NULL, mail_next_at = 0, pending = 0, lease_until = 0 WHERE Id = ? AND claim = ?",
         [Date.now(), messageId.slice(0, 255), r.Id, claim],
       );
@@ -381,12 +392,12 @@ export class TodoAlertsService {
       const message = (e.message || String(err)).slice(0, 2000);
       const again = this.mayPass(err) && tries < this.cfg.todoAlerts.mailTries;
       if (again) {
-        await this.db.query(
+        await this.exec(
           "UPDATE todo_alerts SET mail_state = 'retry', mail_error = ?, mail_next_at = ?, pending = 1, lease_until = 0 WHERE Id = ? AND claim = ?",
           [message, Date.now() + this.backoffMs(tries), r.Id, claim],
         );
       } else {
-        await this.db.query(
+        await this.exec(
           "UPDATE todo_alerts SET mail_state = 'failed', mail_error = ?, mail_next_at = 0, pending = 0, lease_until = 0 WHERE Id = ? AND claim = ?",
           [message, r.Id, claim],
         );

@@ -18,6 +18,7 @@
  * `minute` is the epoch minute of the line (`floor(stime / 60)`).
  */
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { isDeadlock } from '../../../core/database/db-errors.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -364,9 +365,8 @@ export class AccessLogStore implements OnModuleInit, OnModuleDestroy {
           throw err;
         }
       } catch (err) {
-        const code = (err as { driverError?: { errno?: number } }).driverError?.errno;
         // 1213 deadlock, 1205 lock wait time-out: the transaction was rolled back whole; run it again
-        if ((code === 1213 || code === 1205) && attempt < 4) continue;
+        if (isDeadlock(err) && attempt < 4) continue;
         throw err;
       } finally {
         await q.release();
