@@ -11,6 +11,9 @@ import { STORAGE_DEFAULT_MAX_MB } from '../src/contracts/storage.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
+/** The T-Bank Invest API's REST base (EXTERNAL-APIS.md; sandbox: https://sandbox-invest-public-api.tbank.ru/rest). */
+export const INVEST_DEFAULT_API_URL = 'https://invest-public-api.tbank.ru/rest';
+
 const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -42,6 +45,15 @@ const EnvSchema = z.object({
     z.string().regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without query').transform((v) => v.replace(/\/+$/, '')).optional(),
   ),
   AI_REPORT_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(10_000),
+  INVEST_API_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v), // empty: the default
+    z.string().regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without credentials or query').transform((v) => v.replace(/\/+$/, '')).default(INVEST_DEFAULT_API_URL),
+  ),
+  INVEST_TOKEN: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim() || undefined : v), // empty: not configured
+    z.string().max(4096, 'is too long').regex(/^[\x21-\x7e]+$/, 'must be one line of printable characters without spaces').optional(),
+  ),
+  INVEST_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(15_000),
   MONITOR_INTERVAL_SECONDS: z.coerce.number().int('must be a whole number of seconds').min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(60),
   MONITOR_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(10),
   MONITOR_POOL_SIZE: z.coerce.number().int('must be a whole number').min(0, 'must be at least 0').max(56, 'must be at most 56').default(32),
@@ -167,6 +179,12 @@ export interface AppConfig {
   /** The AI report service (`POST {url}/py/ai/report`), or no url when AI_REPORT_URL is unset; the time-out of one call. */
   aiReport: { url: string | null; timeoutMs: number };
   /**
+   * Investments (docs/invest.md): the T-Bank Invest API's REST base (INVEST_API_URL, default the
+   * broker's), its token (INVEST_TOKEN; null: not configured; from the environment only, sent only in the
+   * Authorization header, never logged, stored or answered) and the time-out of one call.
+   */
+  invest: { apiUrl: string; token: string | null; timeoutMs: number };
+  /**
    * Monitoring (docs/monitoring.md): the collection interval, SSH fan-out and pooled connections of the
    * collector, its per-server connect/command time-out, and days each tier is kept (0: forever).
    */
@@ -282,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     firewallLogRetentionHours: e.FIREWALL_LOG_RETENTION_HOURS,
     whois: { ...parseHostPort(e.WHOIS_SERVER)!, timeoutMs: e.WHOIS_TIMEOUT_MS },
     aiReport: { url: e.AI_REPORT_URL ?? null, timeoutMs: e.AI_REPORT_TIMEOUT_MS },
+    invest: { apiUrl: e.INVEST_API_URL, token: e.INVEST_TOKEN ?? null, timeoutMs: e.INVEST_TIMEOUT_MS },
     monitoring: {
       intervalMs: e.MONITOR_INTERVAL_SECONDS * 1000,
       concurrency: e.MONITOR_CONCURRENCY,

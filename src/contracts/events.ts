@@ -5,6 +5,7 @@ import type { UpdateNginxEvent } from './monitoring.js';
 import type { TerminalDataEvent, TerminalStatus } from './terminal.js';
 import type { ConsoleDataEvent, ConsoleStatusEvent, DeployLogEvent, RunOnceProgressEvent } from './deploy.js';
 import type { NotificationView } from './notifications.js';
+import type { InvestUpdateEvent } from './invest.js';
 
 /**
  * Every server-to-client socket event, typed in one map. Areas add their events here; the server's
@@ -56,6 +57,8 @@ export interface ServerEvents {
   'notify.new': NotificationView;
   /** Notifications were marked read in one tab: the others update their unread count. That user's sockets only. */
   'notify.read': { Id: number | null; unread: number };
+  /** Refreshed prices and coupon schedules of the bonds an investment page follows (`invest.subscribe`): that socket only (docs/invest.md). */
+  'invest.update': InvestUpdateEvent;
 }
 
 /**

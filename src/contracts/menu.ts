@@ -59,6 +59,8 @@ export const MENU: MenuGroup[] = [
       { path: '/ant', label: 'Ant', role: Role.admin },
       { path: '/comments', label: 'Comments', role: Role.admin },
       { path: '/proxy/add', label: 'Proxy add', role: Role.admin },
+      // 001 §6 does not list investments among the admins' items: every signed-in user (local accounts are
+      // personal; the on-demand catalogue refresh is admins only): docs/invest.md "Roles"
       { path: '/invest', label: 'Invest' },
     ],
   },

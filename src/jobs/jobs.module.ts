@@ -18,7 +18,10 @@ import { TerminalModule } from '../modules/terminal/terminal.module.js';
 import { TerminalRetentionJob } from './terminal-retention.job.js';
 import { TodoModule } from '../modules/todo/todo.module.js';
 import { TodoAlertsJob } from './todo-alerts.job.js';
+import { InvestModule } from '../modules/invest/invest.module.js';
+import { InvestPricesJob } from './invest-prices.job.js';
+import { InvestRefreshJob } from './invest-refresh.job.js';
 
 /** Scheduled work; each job a one-line call into a module's service. */
-@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule, InputStreamModule, SearchNodesModule, TodoModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob, InputStreamRetentionJob, SphinxRotateJob, TodoAlertsJob] })
+@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule, InputStreamModule, SearchNodesModule, TodoModule, InvestModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob, InputStreamRetentionJob, SphinxRotateJob, TodoAlertsJob, InvestRefreshJob, InvestPricesJob] })
 export class JobsModule {}

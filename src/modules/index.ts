@@ -22,5 +22,6 @@ import { SearchNodesModule } from './search-nodes/search-nodes.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { TodoModule } from './todo/todo.module.js';
 import { MoneyModule } from './money/money.module.js';
+import { InvestModule } from './invest/invest.module.js';
 
-export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule, NetworkInfoModule, SearchNodesModule, NotificationsModule, TodoModule, MoneyModule];
+export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule, NetworkInfoModule, SearchNodesModule, NotificationsModule, TodoModule, MoneyModule, InvestModule];

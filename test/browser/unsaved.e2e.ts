@@ -100,6 +100,18 @@ const EDIT: Record<string, EditScreen> = {
   '/money/box/:bid/clone_transaction/:clonetrid': { url: () => `/money/box/${ids.moneyBox}/clone_transaction/${ids.moneyTr}`, field: (p) => p.locator('textarea[name="description"]'), value: 'Lunch again' },
   '/todo/create': { url: '/todo/create', field: (p) => p.locator('input[name="title"]'), value: 'New todo' },
   '/todo/edit/:Id': { url: () => `/todo/edit/${ids.todo}`, field: (p) => p.locator('input[name="title"]'), value: 'Todo (edited)' },
+  '/invest': {
+    url: '/invest',
+    open: async (p) => { await p.getByRole('button', { name: 'New local account' }).click(); },
+    field: (p) => p.getByRole('dialog').locator('input[name="name"]'),
+    value: 'Bonds',
+  },
+  '/invest/account_local/:Id': {
+    url: () => `/invest/account_local/${ids.investLocal}`,
+    open: async (p) => { await p.getByRole('button', { name: 'Add position' }).click(); },
+    field: (p) => p.getByRole('dialog').locator('input[name="quantity"]'),
+    value: '10',
+  },
 };
 
 /** Routes without an edit form, and why (filters, commands and live views keep nothing to lose). */
@@ -136,6 +148,8 @@ const NO_EDIT: Record<string, string> = {
   '/search': 'list of search hosts', '/search/sources': 'list (Rotate and the config rebuild act at once)',
   '/money': 'list of boxes', '/money/report/:bid': 'a report (filters in the URL)',
   '/todo': 'list (filters in the URL)', '/todo/show/:Id': 'a todo (Finish / Restore act at once)',
+  '/invest/account/:id': 'a portfolio (read-only; prices follow live)', '/invest/account/:id/model': 'a forecast (the size is a filter in the URL)',
+  '/invest/bounds_screener': 'filters in the URL', '/invest/bound_close': 'filters in the URL',
 };
 
 beforeAll(async () => {
@@ -164,6 +178,7 @@ beforeAll(async () => {
   ids.moneyBox = (await t.ok(admin, 'money.boxUpdate', { title: 'Wallet', description: 'Cash' })).bid;
   ids.moneyTr = (await t.ok(admin, 'money.setTransaction', { bid: ids.moneyBox, type: 0, val: '10.00', time_set: '2026-01-01', description: 'Lunch' })).trid;
   await t.ok(admin, 'money.setRules', { bid: ids.moneyBox, rules: [{ contains: 'coffee', tags: 'cafe' }] });
+  ids.investLocal = (await t.ok(admin, 'invest.User.saveLocalAccount', { name: 'Bonds' })).Id;
   browser = await launchBrowser();
 }, T);
 afterAll(async () => {

@@ -45,6 +45,18 @@ describe('LiveChannels', () => {
     expect(ch.emit('node_control.data', { key: 1, data: 'c' })).toBe(false);
   });
 
+  test('one disconnect listener per socket, however often its channels close and open again (a screener re-subscribing on every filter)', () => {
+    const reg = new LiveChannels();
+    const s = new FakeSocket();
+    for (let i = 0; i < 20; i++) reg.open(s as unknown as Socket, { kind: 'invest', minRole: 100, onEnd: () => {} }).end();
+    expect(s.listenerCount('disconnect')).toBe(1);
+    const ends: string[] = [];
+    reg.open(s as unknown as Socket, { kind: 'invest', minRole: 100, onEnd: (r) => ends.push(r) });
+    s.connected = false;
+    s.emit('disconnect');
+    expect(ends).toEqual(['disconnect']);
+  });
+
   test('a channel of a weaker role survives a demotion that still meets it; a disconnect ends every channel', () => {
     const reg = new LiveChannels();
     const s = new FakeSocket();

@@ -6,6 +6,7 @@ import { AnswerCache } from './answer-cache.js';
 import { MailClient } from './mail.client.js';
 import { OutsideCacheEntity } from './outside-cache.entity.js';
 import { OutsideRpc } from './outside.rpc.js';
+import { TbankClient } from './tbank.client.js';
 import { WhoisClient } from './whois.client.js';
 
 /**
@@ -14,7 +15,7 @@ import { WhoisClient } from './whois.client.js';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([OutsideCacheEntity])],
-  providers: [AnswerCache, AgentClient, AiReportClient, MailClient, WhoisClient, OutsideRpc],
-  exports: [AnswerCache, AgentClient, AiReportClient, MailClient, WhoisClient],
+  providers: [AnswerCache, AgentClient, AiReportClient, MailClient, WhoisClient, TbankClient, OutsideRpc],
+  exports: [AnswerCache, AgentClient, AiReportClient, MailClient, WhoisClient, TbankClient],
 })
 export class OutsideModule {}

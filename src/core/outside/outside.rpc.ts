@@ -4,18 +4,19 @@ import { Role } from '../../contracts/roles.js';
 import { Rpc } from '../rpc/rpc.decorator.js';
 import { AiReportClient } from './ai-report.client.js';
 import { MailClient } from './mail.client.js';
+import { TbankClient } from './tbank.client.js';
 import { WhoisClient } from './whois.client.js';
 
 /** The settings answer of the outside services: configured or not, where they point; secrets never (masked or 'set'). */
 @Injectable()
 export class OutsideRpc {
-  constructor(private readonly mail: MailClient, private readonly ai: AiReportClient, private readonly whois: WhoisClient) {}
+  constructor(private readonly mail: MailClient, private readonly ai: AiReportClient, private readonly whois: WhoisClient, private readonly tbank: TbankClient) {}
 
   @Rpc('outside.getServices', {
     role: Role.admin,
     summary: "The outside services this console talks to and how they are configured: [{service, configured, target (credentials masked: smtp://user:***@host:port), credential?: 'set'|'not set', env: [variables], details}]; node agents are per server (the servers map)",
   })
   getServices(): OutsideServiceView[] {
-    return [this.mail.describe(), this.ai.describe(), this.whois.describe()];
+    return [this.mail.describe(), this.ai.describe(), this.whois.describe(), this.tbank.describe()];
   }
 }

@@ -104,7 +104,12 @@ export class Pacer {
         fail: (e) => { done(); reject(e); },
       };
       const onAbort = () => { remove(); w.fail(cancelled(this.service)); };
-      const remove = () => { const i = lane.queue.indexOf(w); if (i >= 0) lane.queue.splice(i, 1); };
+      const remove = () => {
+        const i = lane.queue.indexOf(w);
+        if (i >= 0) lane.queue.splice(i, 1);
+        // nobody waits any more: no timer is left behind (it would hold the process up to a window)
+        if (!lane.queue.length && lane.timer) { clearTimeout(lane.timer); lane.timer = null; }
+      };
       const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); };
       if (signal?.aborted) return reject(cancelled(this.service));
       signal?.addEventListener('abort', onAbort, { once: true });

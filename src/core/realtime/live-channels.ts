@@ -50,6 +50,8 @@ export interface LiveChannel {
 export class LiveChannels {
   private readonly log = new Logger('LiveChannels');
   private readonly bySocket = new Map<Socket, Set<Channel>>();
+  /** Sockets with our 'disconnect' listener: one per socket, however often its channels come and go. */
+  private readonly watched = new WeakSet<Socket>();
 
   /** Registers a stream to `socket`; refused (403) when the socket's role does not meet `minRole` now, or it is closed. */
   open(socket: Socket, opts: ChannelOptions): LiveChannel {
@@ -59,6 +61,9 @@ export class LiveChannels {
     if (!set) {
       set = new Set();
       this.bySocket.set(socket, set);
+    }
+    if (!this.watched.has(socket)) {
+      this.watched.add(socket);
       socket.once('disconnect', () => this.endAll(socket, 'disconnect'));
     }
     const ch = new Channel(socket, opts, () => {

@@ -1,4 +1,5 @@
-import { asEnvelope, httpCall, unwrap, type CallOptions, type Result } from './http.js';
+import { ApiError, asEnvelope, httpCall, unwrap, type CallOptions, type Result } from './http.js';
+import { getHash } from './session.js';
 
 export type Query = Record<string, string | number | boolean | null | undefined>;
 
@@ -27,3 +28,35 @@ export const rest = {
   /** POST /api{path} with a JSON body -> result (throws ApiError). */
   post: async <T = unknown>(path: string, body?: unknown, opts?: CallOptions): Promise<T> => unwrap(await restEnvelope<T>('POST', path, body, opts)),
 };
+
+/**
+ * GET /api{path}?query as a file the browser saves (CSV exports, .ics calendars): the session goes in
+ * the User header, never the URL. A refused download (an envelope, or an answer that is not `type`)
+ * throws ApiError with the server's message; `messageOf` may word an envelope's result instead.
+ */
+export async function downloadFile(
+  path: string,
+  query: Query,
+  opts: { fallbackName: string; type?: string; messageOf?: (env: { message?: string; result?: unknown }) => string | undefined },
+): Promise<void> {
+  const hash = getHash();
+  const res = await fetch(withQuery(`/api${path}`, query), { headers: hash ? { User: hash } : {} });
+  if (!res.ok || (opts.type && !(res.headers.get('content-type') ?? '').startsWith(opts.type))) {
+    let message = `HTTP ${res.status}`;
+    try {
+      const env = (await res.json()) as { message?: string; result?: unknown };
+      message = opts.messageOf?.(env) ?? env.message ?? message;
+    } catch { /* not an envelope */ }
+    throw new ApiError({ status: 'error', message, code: res.status });
+  }
+  const blob = await res.blob();
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? opts.fallbackName;
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

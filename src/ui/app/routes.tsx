@@ -130,4 +130,10 @@ export const routes: AppRoute[] = [
   { path: '/money/box/:bid/edit_transaction/:trid', element: lazyPage(() => import('../areas/money/TransactionEditPage.js')), title: 'Edit transaction' },
   { path: '/money/box/:bid/clone_transaction/:clonetrid', element: lazyPage(() => import('../areas/money/TransactionEditPage.js')), title: 'Clone transaction' },
   { path: '/money/report/:bid', element: lazyPage(() => import('../areas/money/ReportPage.js')), title: 'Money report' },
+  { path: '/invest', element: lazyPage(() => import('../areas/invest/InvestPage.js')) },
+  { path: '/invest/account/:id', element: lazyPage(() => import('../areas/invest/AccountPage.js')), title: 'Investment account' },
+  { path: '/invest/account/:id/model', element: lazyPage(() => import('../areas/invest/ModelPage.js')), title: 'Coupon forecast' },
+  { path: '/invest/account_local/:Id', element: lazyPage(() => import('../areas/invest/LocalAccountPage.js')), title: 'Local account' },
+  { path: '/invest/bounds_screener', element: lazyPage(() => import('../areas/invest/ScreenerPage.js')), title: 'Bonds screener' },
+  { path: '/invest/bound_close', element: lazyPage(() => import('../areas/invest/ClosePage.js')), title: 'Bonds closing soon' },
 ];

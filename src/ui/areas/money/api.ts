@@ -2,8 +2,7 @@
 import type {
   MoneyBox, MoneyBoxDetail, MoneyGroup, MoneyImportResult, MoneyReport, MoneyRuleView, MoneyShare, MoneyTag, MoneyTransaction, MoneyTransactions, MoneyType,
 } from '../../../contracts/money.js';
-import { ApiError } from '../../api/http.js';
-import { getHash } from '../../api/session.js';
+import { downloadFile, type Query } from '../../api/rest.js';
 
 /** The filter of a box's transactions (getTransactions, the CSV export, what a bar or tag of the report lists). */
 export interface TxQuery {
@@ -40,25 +39,9 @@ declare module '../../api/rpc.js' {
   }
 }
 
-/** GET /api/money/export as a file the browser saves (the session goes in the User header, never the URL). */
+/** GET /api/money/export as a file the browser saves. */
 export async function downloadCsv(bid: number, f: TxQuery): Promise<void> {
-  const q = new URLSearchParams({ bid: String(bid) });
-  for (const [k, v] of Object.entries(f)) if (v !== undefined && v !== '' && !(Array.isArray(v) && !v.length)) q.set(k, Array.isArray(v) ? v.join(',') : String(v));
-  const hash = getHash();
-  const res = await fetch(`/api/money/export?${q}`, { headers: hash ? { User: hash } : {} });
-  if (!res.ok) {
-    let message = `HTTP ${res.status}`;
-    try { message = ((await res.json()) as { message?: string }).message ?? message; } catch { /* not an envelope */ }
-    throw new ApiError({ status: 'error', message, code: res.status });
-  }
-  const blob = await res.blob();
-  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? `money-box-${bid}.csv`;
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  const q: Query = { bid };
+  for (const [k, v] of Object.entries(f)) if (v !== undefined && v !== '' && !(Array.isArray(v) && !v.length)) q[k] = Array.isArray(v) ? v.join(',') : String(v);
+  await downloadFile('/money/export', q, { fallbackName: `money-box-${bid}.csv` });
 }
