@@ -10,12 +10,12 @@
  * p95 < 100 ms. Run: `npm run bench -- invest` (INVEST_BENCH_BONDS to change the size).
  */
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { loadavg } from 'node:os';
 import type { DataSource } from 'typeorm';
 import { decimalToQuotation } from '../src/core/outside/tbank.wire.js';
 import { prng } from '../src/core/prng.js';
-import { machine, onScratchMariaDb, percentile, startBenchApp, writeSection } from './lib.js';
+import { machine, onScratchMariaDb, percentile, rpcCaller, startBenchApp, writeSection } from './lib.js';
 
 const BONDS = Number(process.env.INVEST_BENCH_BONDS ?? 300);
 const RUNS = Number(process.env.INVEST_BENCH_RUNS ?? 30);
@@ -102,31 +102,7 @@ async function measure(db: string, env: Record<string, string>) {
   const app = await startBenchApp({ ...env, INVEST_API_URL: broker.url, INVEST_TOKEN: TOKEN, TZ: 'UTC' });
   try {
     const ds = app.app.get<DataSource>(getDataSourceToken());
-    const u = new URL(app.url);
-    // the client shares the process: only the last answer of a measure is parsed (a 3 MB JSON.parse would count as the server's time)
-    const call = (method: string, args: unknown, parse = true) => new Promise<{ result: any; bytes: number }>((resolve, reject) => {
-      const body = JSON.stringify({ methods: [method], args: [args], host: 0 });
-      const req = request({ host: u.hostname, port: u.port, path: '/api', method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), User: app.hash } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            const buf = Buffer.concat(chunks);
-            if (!parse) {
-              if (buf.subarray(0, 16).toString() !== '[{"status":"ok",') reject(new Error(`${method}: ${buf.subarray(0, 300).toString()}`));
-              else resolve({ result: null, bytes: buf.length });
-              return;
-            }
-            const text = buf.toString('utf8');
-            const [e] = JSON.parse(text) as [{ status: string; result: any; message?: string }];
-            if (e.status !== 'ok') reject(new Error(`${method}: ${e.message}`));
-            else resolve({ result: e.result, bytes: Buffer.byteLength(text) });
-          } catch (err) { reject(err); }
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+    const call = rpcCaller(app.url, app.hash);
     const coupons = await fill(ds, bonds);
     // a local account holding the same 300 bonds by ticker
     const local = (await call('invest.User.saveLocalAccount', { name: 'Bench local' })).result;

@@ -54,6 +54,32 @@ const EnvSchema = z.object({
     z.string().max(4096, 'is too long').regex(/^[\x21-\x7e]+$/, 'must be one line of printable characters without spaces').optional(),
   ),
   INVEST_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(15_000),
+  // Search positions (docs/position.md): Yandex Search API v2
+  YANDEX_SEARCH_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without credentials or query').transform((v) => v.replace(/\/+$/, '')).default('https://searchapi.api.cloud.yandex.net')),
+  YANDEX_SEARCH_API_KEY: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v), z.string().max(4096, 'is too long').regex(/^[\x21-\x7e]+$/, 'must be one line of printable characters without spaces').optional()),
+  YANDEX_SEARCH_FOLDER_ID: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v), z.string().max(64, 'is too long').regex(/^[A-Za-z0-9_-]+$/, 'must be a folder id (letters, digits, - and _)').optional()),
+  YANDEX_SEARCH_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(15_000),
+  YANDEX_SEARCH_PER_SECOND: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(1000, 'must be at most 1000').default(10),
+  YANDEX_SEARCH_PER_HOUR: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(10_000_000, 'must be at most 10000000').default(10_000),
+  POSITION_DEPTH: z.coerce.number().int('must be a whole number').min(10, 'must be at least 10').max(250, 'must be at most 250').default(100),
+  POSITION_RETENTION_DAYS: z.coerce.number().int('must be a whole number of days (0: forever)').min(0, 'must be at least 0').max(36500, 'must be at most 36500').default(400),
+  // Marketplace (docs/wb.md): the Wildberries seller APIs, one base per API family, one token
+  WB_TOKEN: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v), z.string().max(4096, 'is too long').regex(/^[\x21-\x7e]+$/, 'must be one line of printable characters without spaces').optional()),
+  WB_CONTENT_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without credentials or query').transform((v) => v.replace(/\/+$/, '')).default('https://content-api.wildberries.ru')),
+  WB_STATISTICS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without credentials or query').transform((v) => v.replace(/\/+$/, '')).default('https://statistics-api.wildberries.ru')),
+  WB_ANALYTICS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without credentials or query').transform((v) => v.replace(/\/+$/, '')).default('https://seller-analytics-api.wildberries.ru')),
+  WB_ADVERT_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without credentials or query').transform((v) => v.replace(/\/+$/, '')).default('https://advert-api.wildberries.ru')),
+  WB_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(30_000),
+  WB_FINANCE_INTERVAL_MS: z.coerce.number().int('must be a whole number of milliseconds').min(0, 'must be at least 0').max(600_000, 'must be at most 600000').default(60_000),
+  WB_FUNNEL_INTERVAL_MS: z.coerce.number().int('must be a whole number of milliseconds').min(0, 'must be at least 0').max(600_000, 'must be at most 600000').default(20_000),
+  WB_SYNC_DAYS: z.coerce.number().int('must be a whole number of days').min(1, 'must be at least 1').max(365, 'must be at most 365').default(30),
+  // Report dashboards (docs/report.md): Yandex Metrika's Reporting API and the Yandex partner (RSYA) statistics API
+  METRIKA_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without credentials or query').transform((v) => v.replace(/\/+$/, '')).default('https://api-metrika.yandex.net')),
+  METRIKA_TOKEN: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v), z.string().max(4096, 'is too long').regex(/^[\x21-\x7e]+$/, 'must be one line of printable characters without spaces').optional()),
+  RSYA_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// base URL without credentials or query').transform((v) => v.replace(/\/+$/, '')).default('https://partner.yandex.ru')),
+  RSYA_TOKEN: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v), z.string().max(4096, 'is too long').regex(/^[\x21-\x7e]+$/, 'must be one line of printable characters without spaces').optional()),
+  REPORT_TIMEOUT_MS: z.coerce.number().int('must be a whole number of milliseconds').min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(15_000),
+  REPORT_METRIC_BOUNDS: z.string().regex(/^\s*([A-Za-z0-9_:.\-]+\s*:\s*-?\d+(\.\d+)?\s*-\s*-?\d+(\.\d+)?\s*(,\s*|$))*$/, "must be a comma list of 'metric:min-max' (connections:97-366)").default(''),
   MONITOR_INTERVAL_SECONDS: z.coerce.number().int('must be a whole number of seconds').min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(60),
   MONITOR_CONCURRENCY: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(10),
   MONITOR_POOL_SIZE: z.coerce.number().int('must be a whole number').min(0, 'must be at least 0').max(56, 'must be at most 56').default(32),
@@ -185,6 +211,25 @@ export interface AppConfig {
    */
   invest: { apiUrl: string; token: string | null; timeoutMs: number };
   /**
+   * Search positions (docs/position.md): Yandex Search API v2 base (YANDEX_SEARCH_URL), API key (sent only as
+   * `Authorization: Api-Key`; null: not configured) and folder id, the time-out of one call, the service's quotas
+   * the pacer and the scheduler keep to, the default depth of a check and the days of history kept (0: forever).
+   */
+  position: { searchUrl: string; apiKey: string | null; folderId: string | null; timeoutMs: number; perSecond: number; perHour: number; depth: number; retentionDays: number };
+  /**
+   * Marketplace (docs/wb.md): the Wildberries seller APIs' bases per family (WB_CONTENT_URL, WB_STATISTICS_URL,
+   * WB_ANALYTICS_URL, WB_ADVERT_URL), the token (WB_TOKEN; null: not configured; environment only, sent only in
+   * the Authorization header), the time-out of one call, the spacing of finance-report and funnel calls (their
+   * limits: one a minute, three a minute) and the days the scheduled sync pulls.
+   */
+  wb: { token: string | null; contentUrl: string; statisticsUrl: string; analyticsUrl: string; advertUrl: string; timeoutMs: number; financeIntervalMs: number; funnelIntervalMs: number; syncDays: number };
+  /**
+   * Report dashboards (docs/report.md): Yandex Metrika (METRIKA_URL, METRIKA_TOKEN) and the Yandex partner
+   * statistics API (RSYA_URL, RSYA_TOKEN); tokens from the environment only, sent only in the Authorization
+   * header. `bounds`: metric reference bounds added to the spec's (REPORT_METRIC_BOUNDS 'metric:min-max,...').
+   */
+  report: { metrikaUrl: string; metrikaToken: string | null; rsyaUrl: string; rsyaToken: string | null; timeoutMs: number; bounds: string };
+  /**
    * Monitoring (docs/monitoring.md): the collection interval, SSH fan-out and pooled connections of the
    * collector, its per-server connect/command time-out, and days each tier is kept (0: forever).
    */
@@ -301,6 +346,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     whois: { ...parseHostPort(e.WHOIS_SERVER)!, timeoutMs: e.WHOIS_TIMEOUT_MS },
     aiReport: { url: e.AI_REPORT_URL ?? null, timeoutMs: e.AI_REPORT_TIMEOUT_MS },
     invest: { apiUrl: e.INVEST_API_URL, token: e.INVEST_TOKEN ?? null, timeoutMs: e.INVEST_TIMEOUT_MS },
+    position: { searchUrl: e.YANDEX_SEARCH_URL, apiKey: e.YANDEX_SEARCH_API_KEY ?? null, folderId: e.YANDEX_SEARCH_FOLDER_ID ?? null, timeoutMs: e.YANDEX_SEARCH_TIMEOUT_MS, perSecond: e.YANDEX_SEARCH_PER_SECOND, perHour: e.YANDEX_SEARCH_PER_HOUR, depth: e.POSITION_DEPTH, retentionDays: e.POSITION_RETENTION_DAYS },
+    wb: { token: e.WB_TOKEN ?? null, contentUrl: e.WB_CONTENT_URL, statisticsUrl: e.WB_STATISTICS_URL, analyticsUrl: e.WB_ANALYTICS_URL, advertUrl: e.WB_ADVERT_URL, timeoutMs: e.WB_TIMEOUT_MS, financeIntervalMs: e.WB_FINANCE_INTERVAL_MS, funnelIntervalMs: e.WB_FUNNEL_INTERVAL_MS, syncDays: e.WB_SYNC_DAYS },
+    report: { metrikaUrl: e.METRIKA_URL, metrikaToken: e.METRIKA_TOKEN ?? null, rsyaUrl: e.RSYA_URL, rsyaToken: e.RSYA_TOKEN ?? null, timeoutMs: e.REPORT_TIMEOUT_MS, bounds: e.REPORT_METRIC_BOUNDS },
     monitoring: {
       intervalMs: e.MONITOR_INTERVAL_SECONDS * 1000,
       concurrency: e.MONITOR_CONCURRENCY,

@@ -48,6 +48,7 @@ export const MENU: MenuGroup[] = [
     items: [
       { path: '/wb', label: 'Marketplace' },
       { path: '/position/projects', label: 'Positions' },
+      { path: '/report/list', label: 'Reports' },
       { path: '/abs/list', label: 'Banners' },
       { path: '/todo', label: 'Todo' },
       { path: '/search', label: 'Search nodes' },

@@ -21,7 +21,11 @@ import { TodoAlertsJob } from './todo-alerts.job.js';
 import { InvestModule } from '../modules/invest/invest.module.js';
 import { InvestPricesJob } from './invest-prices.job.js';
 import { InvestRefreshJob } from './invest-refresh.job.js';
+import { WbModule } from '../modules/wb/wb.module.js';
+import { WbSyncJob } from './wb-sync.job.js';
+import { PositionModule } from '../modules/position/position.module.js';
+import { PositionCheckJob } from './position-check.job.js';
 
 /** Scheduled work; each job a one-line call into a module's service. */
-@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule, InputStreamModule, SearchNodesModule, TodoModule, InvestModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob, InputStreamRetentionJob, SphinxRotateJob, TodoAlertsJob, InvestRefreshJob, InvestPricesJob] })
+@Module({ imports: [SrvModule, FirewallModule, MonitoringModule, TerminalModule, InputStreamModule, SearchNodesModule, TodoModule, InvestModule, PositionModule, WbModule], providers: [SessionCleanupJob, AuditRetentionJob, SslCheckJob, FirewallWorkerJob, FirewallRetentionJob, FirewallTrafficJob, MonitoringCollectJob, MonitoringRetentionJob, TerminalRetentionJob, InputStreamRetentionJob, SphinxRotateJob, TodoAlertsJob, InvestRefreshJob, InvestPricesJob, PositionCheckJob, WbSyncJob] })
 export class JobsModule {}

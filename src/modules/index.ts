@@ -23,5 +23,8 @@ import { NotificationsModule } from './notifications/notifications.module.js';
 import { TodoModule } from './todo/todo.module.js';
 import { MoneyModule } from './money/money.module.js';
 import { InvestModule } from './invest/invest.module.js';
+import { WbModule } from './wb/wb.module.js';
+import { PositionModule } from './position/position.module.js';
+import { ReportModule } from './report/report.module.js';
 
-export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule, NetworkInfoModule, SearchNodesModule, NotificationsModule, TodoModule, MoneyModule, InvestModule];
+export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule, NetworkInfoModule, SearchNodesModule, NotificationsModule, TodoModule, MoneyModule, InvestModule, ReportModule, PositionModule, WbModule];

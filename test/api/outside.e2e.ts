@@ -198,7 +198,7 @@ describe('mail (SMTP on loopback)', () => {
       expect({ reason: e.reason, httpStatus: e.httpStatus, message: e.message }).toEqual({ reason: 'config', httpStatus: 422, message: 'Mail is not configured (SMTP_URL)' });
       const admin = (await bare.session(1)).hash;
       const services = await bare.ok<OutsideServiceView[]>(admin, 'outside.getServices');
-      expect(services.map((s) => [s.service, s.configured])).toEqual([['mail', false], ['ai-report', false], ['whois', true], ['tbank', false]]);
+      expect(services.map((s) => [s.service, s.configured])).toEqual([['mail', false], ['ai-report', false], ['whois', true], ['tbank', false], ['wb', false], ['yandex-search', false], ['metrika', false], ['rsya', false]]);
       expect(services[0]).toMatchObject({ target: '', credential: 'not set' });
     } finally {
       await bare.close();

@@ -147,9 +147,12 @@ const NO_EDIT: Record<string, string> = {
   '/comments': 'moderation buttons act at once', '/privacy': 'static page (public)',
   '/search': 'list of search hosts', '/search/sources': 'list (Rotate and the config rebuild act at once)',
   '/money': 'list of boxes', '/money/report/:bid': 'a report (filters in the URL)',
+  '/position/projects': 'list; the project dialog has a static backdrop: it closes only by Save or Cancel', '/position/project/:id': 'a query table (page and open query in the URL); the add-queries and project dialogs have a static backdrop',
+  '/report/list': 'dashboard (filters in the URL); the edit dialog has a static backdrop: it closes only by Save or Cancel',
   '/todo': 'list (filters in the URL)', '/todo/show/:Id': 'a todo (Finish / Restore act at once)',
   '/invest/account/:id': 'a portfolio (read-only; prices follow live)', '/invest/account/:id/model': 'a forecast (the size is a filter in the URL)',
   '/invest/bounds_screener': 'filters in the URL', '/invest/bound_close': 'filters in the URL',
+  '/wb': 'a report (range, columns, sort and the open card in the URL; the sync acts at once)',
 };
 
 beforeAll(async () => {

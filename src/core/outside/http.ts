@@ -83,6 +83,21 @@ const defaults = (service: string): EndpointMessages => ({
 
 export const messagesOf = (ep: Endpoint): EndpointMessages => ({ ...defaults(ep.service), ...ep.messages });
 
+/**
+ * The wording of a service named for people ('T-Bank Invest API answered 401: ...', 'Yandex Metrika
+ * cannot be reached (ECONNREFUSED)'), and the sentence that says what to set when it is not configured.
+ */
+export const namedMessages = (label: string, notConfigured: string): EndpointMessages => ({
+  timeout: (ms) => `${label}: no answer within ${ms / 1000} s`,
+  unreachable: (code, message) => `${label} cannot be reached (${code ?? message})`,
+  status: (status, detail) => `${label} answered ${status}${detail ? `: ${detail}` : ''}`,
+  tooLarge: (max) => `${label}: the answer is larger than ${max} bytes`,
+  notJson: (detail) => `${label} answered no JSON (${detail})`,
+  unexpected: (detail) => `${label}: unexpected answer (${detail})`,
+  notConfigured: () => notConfigured,
+  cancelled: () => `${label}: cancelled`,
+});
+
 /** The URL of a request: base + path + query. Refuses credentials in the URL (they go in a header). */
 export function requestUrl(ep: Endpoint, req: Pick<OutsideRequest, 'path' | 'query'>): URL {
   if (!ep.baseUrl) throw new OutsideError(ep.service, 'config', messagesOf(ep).notConfigured());

@@ -7,6 +7,10 @@ import { MailClient } from './mail.client.js';
 import { OutsideCacheEntity } from './outside-cache.entity.js';
 import { OutsideRpc } from './outside.rpc.js';
 import { TbankClient } from './tbank.client.js';
+import { MetrikaClient } from './metrika.client.js';
+import { RsyaClient } from './rsya.client.js';
+import { YandexSearchClient } from './yandex-search.client.js';
+import { WildberriesClient } from './wb.client.js';
 import { WhoisClient } from './whois.client.js';
 
 /**
@@ -15,7 +19,7 @@ import { WhoisClient } from './whois.client.js';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([OutsideCacheEntity])],
-  providers: [AnswerCache, AgentClient, AiReportClient, MailClient, WhoisClient, TbankClient, OutsideRpc],
-  exports: [AnswerCache, AgentClient, AiReportClient, MailClient, WhoisClient, TbankClient],
+  providers: [AnswerCache, AgentClient, AiReportClient, MailClient, WhoisClient, TbankClient, WildberriesClient, YandexSearchClient, MetrikaClient, RsyaClient, OutsideRpc],
+  exports: [AnswerCache, AgentClient, AiReportClient, MailClient, WhoisClient, TbankClient, WildberriesClient, YandexSearchClient, MetrikaClient, RsyaClient],
 })
 export class OutsideModule {}

@@ -24,7 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType, z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import type { OutsideServiceView } from '../../contracts/outside.js';
-import { decodeJson, sendOutside, type Endpoint, type OutsideResponse } from './http.js';
+import { decodeJson, namedMessages, sendOutside, type Endpoint, type OutsideResponse } from './http.js';
 import { cancelled, OutsideError, reasonOfStatus, retryAfterMs } from './outside-error.js';
 import { laneOf, Pacer } from './pacer.js';
 import { withRetry, type RetryPolicy } from './retry.js';
@@ -90,15 +90,7 @@ export class TbankClient {
       timeoutMs: ms,
       maxBytes: 64 * 1024 * 1024, // the bonds catalogue is a few MB
       auth: cfg.invest.token ? { header: 'authorization', value: `Bearer ${cfg.invest.token}` } : null,
-      messages: {
-        timeout: () => `T-Bank Invest API: no answer within ${ms / 1000} s`,
-        unreachable: (code, message) => `T-Bank Invest API cannot be reached (${code ?? message})`,
-        status: (status, detail) => `T-Bank Invest API answered ${status}${detail ? `: ${detail}` : ''}`,
-        notJson: (detail) => `T-Bank Invest API answered no JSON (${detail})`,
-        unexpected: (detail) => `T-Bank Invest API: unexpected answer (${detail})`,
-        notConfigured: () => 'The broker is not configured (INVEST_TOKEN)',
-        cancelled: () => 'T-Bank Invest API: cancelled',
-      },
+      messages: namedMessages('T-Bank Invest API', 'The broker is not configured (INVEST_TOKEN)'),
     };
     this.pacers = Object.fromEntries(
       Object.entries(TBANK_LIMITS).map(([service, perMinute]) => [service, new Pacer(`${TBANK_SERVICE}.${service}`, { perMinute, concurrent: 4, maxWaitMs: 120_000 })]),

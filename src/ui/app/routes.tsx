@@ -136,4 +136,8 @@ export const routes: AppRoute[] = [
   { path: '/invest/account_local/:Id', element: lazyPage(() => import('../areas/invest/LocalAccountPage.js')), title: 'Local account' },
   { path: '/invest/bounds_screener', element: lazyPage(() => import('../areas/invest/ScreenerPage.js')), title: 'Bonds screener' },
   { path: '/invest/bound_close', element: lazyPage(() => import('../areas/invest/ClosePage.js')), title: 'Bonds closing soon' },
+  { path: '/wb', element: lazyPage(() => import('../areas/wb/WbPage.js')), title: 'Marketplace' },
+  { path: '/position/projects', element: lazyPage(() => import('../areas/position/ProjectsPage.js')) },
+  { path: '/position/project/:id', element: lazyPage(() => import('../areas/position/ProjectPage.js')), title: 'Position project' },
+  { path: '/report/list', element: lazyPage(() => import('../areas/report/ReportListPage.js')), title: 'Reports' },
 ];
