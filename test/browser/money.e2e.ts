@@ -119,7 +119,7 @@ test('the report: columns drawn, a click on a column lists its transactions, a t
   expect(rep.periods[idx]).toMatchObject({ expense: '1500.50', count: 2 });
   for (const size of [undefined, MOBILE]) {
     const page = await signedInPage(browser, pages, t.url, `/money/box/${bid}`, ALICE, size);
-    await page.getByRole('link', { name: 'Report' }).click();
+    await page.getByRole('link', { name: 'Report', exact: true }).click();
     await page.waitForURL((u) => u.pathname === `/money/report/${bid}`);
     const chart = page.getByTestId('money-chart');
     await chart.locator('.highcharts-series-1 path.highcharts-point').first().waitFor();
