@@ -64,6 +64,8 @@ const VOLATILE_TABLES = new Set(['audit_log', 'sessions']);
 const VOLATILE_ROWS: Record<string, (row: Record<string, unknown>) => boolean> = {
   fw_settings: (r) => r.name === 'worker_last_time' || r.name === 'traffic_rollup_id',
 };
+/** Columns a scheduled job writes whenever it runs (a daily job may run mid-walk: session-cleanup at 00:00). */
+const VOLATILE_COLUMNS: Record<string, string[]> = { workers: ['last_run', 'last_error'] };
 /** Answer keys that change with time, not with the input (compared answers drop them). */
 const VOLATILE_KEYS = new Set(['next_run', 'ts', 'ts_check', 'atime', 'last_seen', 'last_start', 'last_end', 'started', 'duration_ms', 'last_duration_ms', 'last_login', 'db_ms', 'uptime_s']);
 /** REST routes not probed, with the reason. */
@@ -111,7 +113,11 @@ async function snapshot(): Promise<Record<string, string[]>> {
     const q = meta.tableName.replace(/[^A-Za-z0-9_]/g, '');
     const rows = (await ds.query(`SELECT * FROM ${ds.options.type === 'mariadb' ? `\`${q}\`` : `"${q}"`}`)) as unknown[];
     const skip = VOLATILE_ROWS[meta.tableName];
-    out[meta.tableName] = rows.filter((r) => !skip?.(r as Record<string, unknown>)).map((r) => JSON.stringify(r)).sort();
+    const drop = VOLATILE_COLUMNS[meta.tableName] ?? [];
+    out[meta.tableName] = rows
+      .filter((r) => !skip?.(r as Record<string, unknown>))
+      .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r as object).filter(([k]) => !drop.includes(k)))))
+      .sort();
   }
   return out;
 }

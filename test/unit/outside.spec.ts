@@ -179,10 +179,11 @@ describe('the pacer', () => {
 
   test('calls per second per token: no second ever holds more than declared; another token has its own lane', async () => {
     const pacer = new Pacer('demo', { perSecond: 2 });
-    // when the pacer let each call go (the time it paces; arrival at the server adds the loopback's jitter on a loaded machine)
+    // when the pacer gave each call its turn (the time it paces: arrival at the server, or even the
+    // callback's first line, adds a loaded machine's jitter)
     const started: Record<string, number[]> = { A: [], B: [] };
-    const run = (token: string, i: number) => pacer.run(laneOf(token), () => {
-      started[token].push(Date.now());
+    const run = (token: string, i: number) => pacer.run(laneOf(token), (at) => {
+      started[token].push(at);
       return sendOutside(ep({ auth: { header: 'Authorization', value: token } }), { path: '/v1/items', query: { i } });
     });
     await Promise.all([...Array.from({ length: 5 }, (_, i) => run('A', i)), run('B', 9), run('B', 10)]);

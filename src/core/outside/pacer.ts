@@ -29,7 +29,7 @@ const WINDOWS: Array<[keyof PaceLimits, number]> = [['perSecond', 1000], ['perMi
 export const laneOf = (token: string) => createHash('sha256').update(token).digest('hex').slice(0, 16);
 
 interface Waiter {
-  go: () => void;
+  go: (at: number) => void;
   fail: (e: Error) => void;
 }
 
@@ -59,7 +59,7 @@ class Lane {
     this.timer = null;
     while (this.queue.length) {
       if (this.limits.concurrent && this.active >= this.limits.concurrent) return; // release() pumps again
-      const now = Date.now();
+      const now = performance.now();
       const wait = this.waitMs(now);
       if (wait > 0) {
         this.timer = setTimeout(this.pump, wait);
@@ -67,7 +67,7 @@ class Lane {
       }
       this.active++;
       if (this.windows.length) this.starts.push(now);
-      this.queue.shift()!.go();
+      this.queue.shift()!.go(now);
     }
   };
 }
@@ -88,19 +88,23 @@ export class Pacer {
     return l;
   }
 
-  /** Runs `fn` when the lane has room; the caller's `signal` takes it out of the queue. */
-  async run<T>(laneName: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs `fn` when the lane has room; the caller's `signal` takes it out of the queue. `fn` gets the
+   * moment its turn was given (performance.now(): the pacer's clock is monotonic, a wall-clock step
+   * neither bunches calls nor holds them).
+   */
+  async run<T>(laneName: string, fn: (startedAt: number) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const lane = this.lane(laneName);
     const maxWait = this.limits.maxWaitMs ?? 60_000;
     // A turn further away than maxWait (the windows are full for that long): refused now, not queued.
-    const ahead = lane.waitMs(Date.now());
+    const ahead = lane.waitMs(performance.now());
     if (ahead > maxWait && lane.queue.length === 0) {
       throw new OutsideError(this.service, 'rate', `${this.service}: the declared limit is reached; the next call is possible in ${Math.ceil(ahead / 1000)} s`, { retryAfterMs: ahead, retryable: false });
     }
-    await new Promise<void>((resolve, reject) => {
+    const startedAt = await new Promise<number>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const w: Waiter = {
-        go: () => { done(); resolve(); },
+        go: (at) => { done(); resolve(at); },
         fail: (e) => { done(); reject(e); },
       };
       const onAbort = () => { remove(); w.fail(cancelled(this.service)); };
@@ -118,7 +122,7 @@ export class Pacer {
       if (!lane.timer) lane.pump();
     });
     try {
-      return await fn();
+      return await fn(startedAt);
     } finally {
       lane.active--;
       if (!lane.timer) lane.pump();
