@@ -46,12 +46,8 @@ export class WbFinanceEntity {
   @Column({ type: 'varchar', length: 10 }) day: string;
 }
 
-/** Per card and day: what the finance rows of the day add up to (rebuilt by the sync for the days it touched). */
-@Entity('wb_daily')
-@Index('IDX_wb_daily_day', ['day'])
-export class WbDailyEntity {
-  @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
-  @PrimaryColumn({ type: 'varchar', length: 10 }) day: string;
+/** The sums of a card's finance rows over a period (kopecks and counts): wb_daily and wb_monthly. */
+abstract class WbSums {
   @Column({ type: 'integer', default: 0 }) orders: number;
   @Column({ type: 'integer', default: 0 }) sales: number;
   @Column({ type: 'integer', default: 0 }) returns: number;
@@ -68,26 +64,23 @@ export class WbDailyEntity {
   @Column(big) penalty: number;
 }
 
-/** Per card and month: the sums of wb_daily (a long range reads its whole months here). */
-@Entity('wb_monthly')
-@Index('IDX_wb_monthly_month', ['month'])
-export class WbMonthlyEntity {
+/**
+ * Per card and day: what the finance rows of the day add up to (rebuilt by the sync for the days it
+ * touched). Keyed by (day, nm_id) and clustered so (WITHOUT ROWID on SQLite, InnoDB's primary key on
+ * MariaDB): the report's range of days is one contiguous scan; a card's chart uses (nm_id, day).
+ */
+@Entity('wb_daily', { withoutRowid: true })
+@Index('IDX_wb_daily_nm', ['nm_id', 'day'])
+export class WbDailyEntity extends WbSums {
+  @PrimaryColumn({ type: 'varchar', length: 10 }) day: string;
   @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
+}
+
+/** Per card and month: the sums of wb_daily (a long range reads its whole months here), keyed (month, nm_id) likewise. */
+@Entity('wb_monthly', { withoutRowid: true })
+export class WbMonthlyEntity extends WbSums {
   @PrimaryColumn({ type: 'varchar', length: 7 }) month: string;
-  @Column({ type: 'integer', default: 0 }) orders: number;
-  @Column({ type: 'integer', default: 0 }) sales: number;
-  @Column({ type: 'integer', default: 0 }) returns: number;
-  @Column(big) sales_sum: number;
-  @Column(big) returns_sum: number;
-  @Column(big) price_sum: number;
-  @Column(big) ret_price_sum: number;
-  @Column(big) ppvz: number;
-  @Column(big) delivery_rub: number;
-  @Column(big) return_logistics: number;
-  @Column({ type: 'integer', default: 0 }) deliveries: number;
-  @Column({ type: 'integer', default: 0 }) returns_delivered: number;
-  @Column(big) storage_fee: number;
-  @Column(big) penalty: number;
+  @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
 }
 
 /** The sales funnel of a card for one period (the sync's range). */
@@ -134,21 +127,20 @@ export class WbAdSpendEntity {
   @Column({ type: 'varchar', length: 190, default: '' }) camp_name: string;
 }
 
-/** Ad spend per card and day: each spend row split evenly over its advert's cards. */
-@Entity('wb_ad_daily')
-@Index('IDX_wb_ad_daily_day', ['day'])
+/** Ad spend per card and day: each spend row split evenly over its advert's cards (keyed like wb_daily). */
+@Entity('wb_ad_daily', { withoutRowid: true })
+@Index('IDX_wb_ad_daily_nm', ['nm_id', 'day'])
 export class WbAdDailyEntity {
-  @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
   @PrimaryColumn({ type: 'varchar', length: 10 }) day: string;
+  @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
   @Column(big) amount: number;
 }
 
 /** Ad spend per card and month (the sums of wb_ad_daily). */
-@Entity('wb_ad_monthly')
-@Index('IDX_wb_ad_monthly_month', ['month'])
+@Entity('wb_ad_monthly', { withoutRowid: true })
 export class WbAdMonthlyEntity {
-  @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
   @PrimaryColumn({ type: 'varchar', length: 7 }) month: string;
+  @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
   @Column(big) amount: number;
 }
 
