@@ -3,6 +3,7 @@
  * (`node dist/src/agent/main.js`, what `npm run agent:prod` starts; test/run-all.sh builds before the
  * API passes) spawned as a child process with the documented environment. It lists files, refuses a
  * wrong key, deploys the configs and runs AGENT_RELOAD_CMD, and exits 0 on SIGTERM. No database.
+ * One pass: no database (the agent process).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

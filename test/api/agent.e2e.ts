@@ -2,6 +2,7 @@
  * Node agent and log viewing (issue 12; 000 §2 "Logs", §4, §5, §7 "Node sync", §8, §9): two real agents
  * on loopback (plus one answering with another hostname, a fake answering without one, and a dead
  * address), straight over HTTP and through the console's RPC, REST and socket.
+ * One pass: the subject is the node agent over HTTP and the socket.
  */
 import { appendFileSync, closeSync, renameSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';

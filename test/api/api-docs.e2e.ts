@@ -2,6 +2,7 @@
  * docs/api.md lists every RPC method, REST route and socket message: its reference part is generated
  * from the registry and the route table. This test fails when the docs drift; `npm run docs:api`
  * rewrites the generated part.
+ * One pass: compares docs/api.md with the registry; no database behaviour.
  */
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -2,6 +2,7 @@
  * Cron with REDIS_URL and two instances on one database: each tick runs on one instance only (a lock
  * in Redis), a running task is not started by the other, kill / the service switch / saves reach both.
  * Each test database gets its own random lock namespace, so runs never meet on the shared Redis.
+ * One pass: the subject is the Redis lock between two instances; cron on both databases is cron.e2e.ts.
  */
 import { jest } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';

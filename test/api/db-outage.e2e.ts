@@ -7,6 +7,7 @@
  *
  * It owns its database (DATABASE_URL points the app at the test's own server, TEST_DATABASE_URL is not
  * used), so it runs in one pass of the API suite only (the SQLite pass: test/helpers/passes.ts).
+ * One pass: it owns a MariaDB of its own (see above).
  */
 import type { Envelope } from '../../src/contracts/envelope.js';
 import { JsonLogger } from '../../src/core/logger.js';

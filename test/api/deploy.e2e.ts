@@ -6,6 +6,7 @@
  * does not stop the others; a cron task accepts the action; the socket message checks the role. The
  * server console tails 150 lines of an app's log on each node, live, and stops the remote tail when
  * the console closes or the socket goes.
+ * One pass: the subject is SSH deploys and their streams; deploy_runs rows are plain inserts.
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -4,6 +4,7 @@
  * that syncs, and a non-root SSH login that goes through `sudo -n` (with and without its sudoers entry).
  * Two real proxy hosts (test/helpers/proxy-host.ts: nginx + OpenSSH in network namespaces), plus a second
  * sshd inside the first one for a throw-away non-root user. Needs root (the test machines and CI).
+ * One pass: the subject is ipset/iptables over SSH; the rules' storage is covered on both databases by firewall-rules.e2e.ts.
  */
 import { jest } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';

@@ -5,6 +5,7 @@
  * `ReferralServer: whois://` once more), caches the answer (the outside services' answer cache: a
  * failed lookup past the day answers the last good answer marked stale), and answers a clear 504 / 502
  * when a server is silent or unreachable and nothing was known, a 422 for a bad address.
+ * One pass: the subject is the whois protocol; the answer cache is covered on both databases by outside.e2e.ts.
  */
 import { createServer } from 'node:net';
 import { getDataSourceToken } from '@nestjs/typeorm';

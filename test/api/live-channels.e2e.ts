@@ -7,6 +7,7 @@
  * room channels (firewall worker, deploy logs, training progress) no longer reach the demoted socket
  * either, while the other admin still gets them. Across two instances on Redis: the role change made
  * on instance A ends a terminal held on instance B.
+ * One pass: the subject is live streams ending on a role change.
  */
 import { jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';

@@ -4,6 +4,7 @@
  * and no `logs.follow_end` came meanwhile; when the agent goes away the follow ends with an error that
  * names the node. The real agent (src/agent) on loopback, the console's socket.io.
  * (The time-out, idle watchdog and end cases one by one: test/unit/agent-follow.spec.ts.)
+ * One pass: the subject is a log stream from the agent over the socket.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

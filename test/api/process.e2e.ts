@@ -1,6 +1,7 @@
 /**
  * The real process as `npm start` runs it (dist/src/main.js, built by `npm run build`): fails fast on a
  * bad setting, serves the UI for deep links, answers JSON for unknown API paths, stops cleanly on SIGTERM.
+ * One pass: the real process on its own embedded database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';

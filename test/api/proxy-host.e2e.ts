@@ -3,6 +3,7 @@
  * tests stand on: a real nginx and OpenSSH in a network namespace, client addresses on the host end of
  * the veth pair, ipset + iptables inside the namespace dropping one client, real log rotation, and a
  * cleanup that leaves no namespace behind. Needs root (the test machines and CI run as root).
+ * One pass: no console database at all (the harness of nginx, OpenSSH, ipset in a namespace).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';

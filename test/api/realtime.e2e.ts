@@ -1,6 +1,7 @@
 /**
  * Realtime across instances: two consoles on one database and one Redis; an event emitted for admins
  * on instance A reaches an admin connected to instance B, and not a role-100 user.
+ * One pass: the subject is the socket.io Redis adapter between two instances.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

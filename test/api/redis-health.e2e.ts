@@ -3,6 +3,7 @@
  * `db: 'up'`; with Redis gone still 200 (this instance serves on) with `redis: 'down', degraded: true`;
  * the socket adapter's Redis clients log ONE warning for the outage (not one per retry) and one info
  * line when Redis is back. A redis-server of the test's own on a loopback port, killed and restarted.
+ * One pass: the subject is Redis going away and coming back.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';

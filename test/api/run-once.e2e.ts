@@ -4,6 +4,7 @@
  * hosts and exit codes, the dead node is in `failed`, progress arrives over the socket, each host is
  * audited once (who, the server's name, the command), role and bad input are refused, and a cron task
  * accepts the method.
+ * One pass: the subject is commands over SSH and their grouping.
  */
 import { io, type Socket } from 'socket.io-client';
 import type { RunOnceProgressEvent, RunOnceResult } from '../../src/contracts/deploy.js';

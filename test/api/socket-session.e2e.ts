@@ -8,6 +8,7 @@
  * on its own (a session changed in the database behind the pushes), and so do the sweep and the
  * expiry timer. Across two instances on Redis: a logout, a deactivation and a role change on
  * instance A reach a socket connected to instance B.
+ * One pass: the subject is sockets following their session; the session rows are covered on both databases by the hardening and platform files.
  */
 import { jest } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';

@@ -11,6 +11,7 @@
  *
  * One pass (the SQLite one): Sphinx cannot read SQLite, so the console runs on SQLite here and its
  * sources index a MariaDB database of their own (freshMysql), as they index the network's.
+ * One pass: the documents live in a MariaDB database of the test's own whatever the suite's database.
  */
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { readFileSync, statSync } from 'node:fs';

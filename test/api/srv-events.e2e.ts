@@ -4,6 +4,7 @@
  * (add, edit, remove, check, check all) and cluster configs (insert, update, remove) reaches an admin's
  * socket as `srv.changed`, `ssl.changed` or `cfg.configs_changed`, over RPC and REST alike; sockets of
  * role 10 and 100 receive none of them (the methods are admin-only).
+ * One pass: the subject is which socket gets which event.
  */
 import { io, type Socket } from 'socket.io-client';
 import type { ConfigsChangedEvent, SrvChangedEvent, SslChangedEvent } from '../../src/contracts/events.js';

@@ -2,6 +2,7 @@
  * SSH connection test against a real OpenSSH server on loopback (test/helpers/sshd.ts): good password,
  * key login, wrong password, closed port, a silent peer (time-out), a changed host key refused until an
  * admin accepts it, every command audited, bounded fan-out.
+ * One pass: the subject is SSH to a real OpenSSH server; its rows are plain CRUD covered on both databases elsewhere.
  */
 import { hostname } from 'node:os';
 import { createServer, type Server } from 'node:net';

@@ -1,6 +1,7 @@
 /**
  * SSL hosts (000 §2 /srv/ssl_check, §3 SSL host, §5 alert below 5 days): CRUD, and the expiry check as
  * a real TLS handshake (SNI) against local TLS servers with fresh self-signed certificates.
+ * One pass: the subject is the TLS handshake; ssl_hosts CRUD is walked on both databases by bad-input.e2e.ts.
  */
 import { SslCheckJob } from '../../src/jobs/ssl-check.job.js';
 import { createServer as createTcpServer } from 'node:net';
