@@ -33,7 +33,7 @@ import { InvestLiveService } from '../../src/modules/invest/services/live.servic
 import { InvestRefreshService } from '../../src/modules/invest/services/refresh.service.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { defaultTbankState, schedule, startFakeTbank, tbankRoute, USD_FIGI, dayFrom, type FakeBond, type FakeTbank, type TbankState } from '../helpers/fakes/tbank.js';
-import { freshMysql } from '../helpers/mysql.js';
+import { migratedMysql } from '../helpers/mysql.js';
 import { onlyIn, pass } from '../helpers/passes.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -84,7 +84,7 @@ const failure = async (p: Promise<unknown>): Promise<OutsideError> => {
 /** A database two app processes can share (a SQLite file, or a MariaDB database of this test). */
 async function sharedDatabase(): Promise<string> {
   if (process.env.TEST_DATABASE_URL) {
-    const my = await freshMysql(process.env.TEST_DATABASE_URL);
+    const my = await migratedMysql(process.env.TEST_DATABASE_URL);
     cleanups.push(() => my.drop());
     return my.url;
   }

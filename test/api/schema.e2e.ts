@@ -7,7 +7,7 @@ import type { DataSource } from 'typeorm';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await startApp({ CRON_ENABLED: '0' }); });
+beforeAll(async () => { t = await startApp({ CRON_ENABLED: '0' }, { emptyDatabase: true }); });
 afterAll(async () => { await t?.close(); });
 
 test(`no drift between entities and migrations (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, async () => {

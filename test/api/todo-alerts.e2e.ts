@@ -26,7 +26,7 @@ import { MailClient } from '../../src/core/outside/mail.client.js';
 import { TodoAlertsJob } from '../../src/jobs/todo-alerts.job.js';
 import { TodoAlertsService } from '../../src/modules/todo/todo-alerts.service.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { freshMysql } from '../helpers/mysql.js';
+import { migratedMysql } from '../helpers/mysql.js';
 import { pass } from '../helpers/passes.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { sleep, waitFor } from '../helpers/wait.js';
@@ -60,7 +60,7 @@ async function start(env: Record<string, string>): Promise<TestApp> {
 /** A database two processes can share and that outlives one of them: a SQLite file, or a MariaDB database of this test. */
 async function sharedDatabase(): Promise<string> {
   if (process.env.TEST_DATABASE_URL) {
-    const m = await freshMysql(process.env.TEST_DATABASE_URL);
+    const m = await migratedMysql(process.env.TEST_DATABASE_URL);
     cleanups.push(() => m.drop());
     return m.url;
   }

@@ -29,7 +29,7 @@ import { WorkerRegistry } from '../../src/core/workers/workers.js';
 import { WbSyncService } from '../../src/modules/wb/sync/wb-sync.service.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { defaultWbState, startFakeWb, WB_ROUTES, type FakeWb, type WbState } from '../helpers/fakes/wb.js';
-import { freshMysql } from '../helpers/mysql.js';
+import { migratedMysql } from '../helpers/mysql.js';
 import { onlyIn, pass } from '../helpers/passes.js';
 
 const T = 120_000;
@@ -346,7 +346,7 @@ describe(`the marketplace adapter (${pass})`, () => {
   test('a sync survives a restart: a second process on the same database answers the same range without a call', async () => {
     let DATABASE_URL: string;
     if (process.env.TEST_DATABASE_URL) {
-      const my = await freshMysql(process.env.TEST_DATABASE_URL);
+      const my = await migratedMysql(process.env.TEST_DATABASE_URL);
       cleanups.push(() => my.drop());
       DATABASE_URL = my.url;
     } else {

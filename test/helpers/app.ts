@@ -13,7 +13,7 @@ import { createApp } from '../../src/bootstrap.js';
 import { JsonLogger } from '../../src/core/logger.js';
 import { encodeAuthKey, type SessionValues } from '../../src/contracts/auth.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
-import { freshMysql } from './mysql.js';
+import { freshMysql, migratedMysql } from './mysql.js';
 
 export const ADMIN = { login: 'admin', password: 'admin-password-1' };
 
@@ -33,10 +33,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** `opts.logger`: a JsonLogger of the test's own (e.g. writing to a stream the test reads). */
-export async function startApp(env: Record<string, string> = {}, opts: { logger?: JsonLogger } = {}): Promise<TestApp> {
+/**
+ * `opts.logger`: a JsonLogger of the test's own (e.g. writing to a stream the test reads).
+ * `opts.emptyDatabase`: on MariaDB, start on an empty database (the app's start runs every migration)
+ * rather than on a copy of the migrated template (test/helpers/mysql.ts migratedMysql).
+ */
+export async function startApp(env: Record<string, string> = {}, opts: { logger?: JsonLogger; emptyDatabase?: boolean } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'console-test-'));
-  const mysql = process.env.TEST_DATABASE_URL ? await freshMysql(process.env.TEST_DATABASE_URL) : null;
+  const server = process.env.TEST_DATABASE_URL;
+  const mysql = server ? await (opts.emptyDatabase ? freshMysql(server) : migratedMysql(server)) : null;
   const cfg = loadConfig({
     DATA_DIR: dataDir,
     ADMIN_LOGIN: ADMIN.login,
