@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import { ServeStaticModule } from '@nestjs/serve-static';
 import type { AppConfig } from '../config/config.js';
 import { ConfigModule } from './core/config.module.js';
 import { CoreModule } from './core/core.module.js';
@@ -25,17 +24,7 @@ export class AppModule {
         ...AREA_MODULES,
         GatewaysModule,
         JobsModule,
-        // The built React UI for every other GET path, so deep links survive a reload.
-        ServeStaticModule.forRoot({
-          rootPath: cfg.uiDir,
-          exclude: ['/api/{*path}', '/socket.io/{*path}', '/sync/{*path}'],
-          serveStaticOptions: {
-            setHeaders: (res, path) => {
-              if (path.endsWith('index.html')) res.setHeader('Cache-Control', 'no-store');
-              else if (/\/assets\//.test(path)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-            },
-          },
-        }),
+        // The built UI is not a module: bootstrap.ts serves it (uiStatic, pre-compressed copies and the SPA fallback).
       ],
     };
   }

@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import type { AppConfig } from '../config/config.js';
 import { AppModule } from './app.module.js';
 import { apiWriteGuard, noStore } from './core/http/api-guard.js';
+import { jsonCompression, uiStatic } from './core/http/ui-static.js';
 import { AuthedSocketAdapter } from './core/realtime/socket.adapter.js';
 import { JsonLogger } from './core/logger.js';
 import { ingestTokenGate } from './modules/input-stream/input-stream.controller.js';
@@ -34,6 +35,8 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
   // Every /api answer (errors, 404s and the RPC batch included) is no-store; writes are JSON from this
   // site only. Before the body parser, so a refused body is never parsed.
   app.use('/api', noStore, apiWriteGuard(cfg.trustProxy));
+  // JSON answers over 1 KB go out compressed (br or gzip); streamed downloads are not JSON and pass as they are.
+  app.use('/api', jsonCompression());
   // Routes whose credential is not a session check it before the body too (docs/input-stream.md).
   app.use('/api/input_stream/ingest', ingestTokenGate(app.get(InputStreamService, { strict: false })));
   // Uploads (docs/architecture.md "Storage"): the routes that carry an image as base64 take a larger
@@ -43,6 +46,8 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
   const storage = app.get(StorageService, { strict: false });
   app.use(STORAGE_PATH, storage.serve());
   app.use(FILES_PATH, storage.serveLegacy());
+  // The built React UI with its pre-compressed copies, and index.html for every other GET path (deep links).
+  app.use(uiStatic(cfg.uiDir));
   // JSON only: no route takes a form body (the UI sends JSON everywhere; apiWriteGuard refuses the rest).
   app.use(express.json({ limit: cfg.bodyLimit }));
   // Body parser failures (malformed JSON, oversized body) answer an envelope, never an HTML stack.

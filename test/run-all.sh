@@ -82,6 +82,7 @@ else
 fi
 run browser browser
 
+echo "npm test took $((SECONDS / 60)) min $((SECONDS % 60)) s (budget: .ci/run under 45 min, README \"Test\")"
 node -e '
   const fs = require("fs"), dir = process.argv[1];
   let p = 0, f = 0;

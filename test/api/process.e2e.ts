@@ -63,11 +63,11 @@ describe('a started console', () => {
     expect(proc.output()).toMatch(/First admin account created: login admin, password [\w-]{10,} /);
   });
 
-  test('serves the UI for a deep link, with no-store, and JSON 404 for unknown API paths', async () => {
+  test('serves the UI for a deep link, revalidated on every visit (no-cache: a new build is picked up at once), and JSON 404 for unknown API paths', async () => {
     const page = await fetch(`${url}/srv/srv_map?p_=3`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('console-ui');
-    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
     const api = await fetch(`${url}/api/no/such/thing`);
     expect(api.status).toBe(404);
     expect(await api.json()).toMatchObject({ status: 'http' });

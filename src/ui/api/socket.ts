@@ -1,12 +1,12 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket, io as IoFn } from 'socket.io-client';
 import {
   API_TIMEOUT_MS, SOCKET_CLIENT_STATUS, SOCKET_RECONNECT_ATTEMPTS, SOCKET_RECONNECT_MS, TIMEOUT_MESSAGE, TIMEOUT_STATUS,
 } from '../../contracts/constants.js';
 import type { ServerEvents } from '../../contracts/events.js';
 import { MSG } from '../../contracts/messages.js';
 import { ApiError, sessionEnded } from './http.js';
-import { getHash, updateSession } from './session.js';
+import { getHash, subscribeSession, updateSession } from './session.js';
 
 /**
  * The one socket.io connection of the tab (000 §4 "Realtime"): same origin, handshake
@@ -17,6 +17,9 @@ import { getHash, updateSession } from './session.js';
  * admin changes them) updates the stored session, so the menu and role checks follow live;
  * `session.ended` (signed out elsewhere, expired, deactivated, password reset) and a refused handshake
  * end the session here and go to /auth.
+ *
+ * socket.io-client (~12 KB compressed) is loaded on the first use while signed in, not with the first
+ * page: until it has arrived the status is 'connecting' and messages wait in the same queue.
  */
 export type SocketStatus = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'failed';
 
@@ -56,7 +59,25 @@ function retryManually(s: Socket) {
   }, SOCKET_RECONNECT_MS);
 }
 
-/** The socket for the current session (created on first use), or null when logged out. */
+let io: typeof IoFn | null = null;
+let ioLoading: Promise<void> | null = null;
+
+/** Loads socket.io-client once, then connects if still signed in. */
+function loadIo() {
+  ioLoading ??= import('socket.io-client').then(
+    (m) => {
+      io = m.io;
+      if (getHash()) getSocket();
+    },
+    (err: unknown) => {
+      ioLoading = null;
+      lastError = err instanceof Error ? err.message : String(err);
+      setStatus('failed');
+    },
+  );
+}
+
+/** The socket for the current session (created on first use), or null when logged out or while socket.io-client loads. */
 export function getSocket(): Socket | null {
   const hash = getHash();
   if (!hash) {
@@ -64,7 +85,12 @@ export function getSocket(): Socket | null {
     return null;
   }
   if (socket && socketHash === hash) return socket;
-  closeSocket();
+  if (!io) {
+    loadIo();
+    setStatus('connecting');
+    return null;
+  }
+  if (socket) closeSocket();
   socketHash = hash;
   manualAttempts = 0;
   const s = io({
@@ -135,10 +161,18 @@ export function closeSocket() {
   setStatus('idle');
 }
 
+// Signed out (here or in another tab): the connection closes and queued messages are dropped.
+subscribeSession(() => {
+  if (!getHash()) closeSocket();
+});
+
 /** Sends a message now, or once connected (000 §4: messages are queued until the connection opens). */
 export function emit(event: string, ...args: unknown[]) {
   const s = getSocket();
-  if (!s) return;
+  if (!s) {
+    if (getHash()) queue.push((c) => c.emit(event, ...args));
+    return;
+  }
   if (s.connected) s.emit(event, ...args);
   else queue.push((c) => c.emit(event, ...args));
 }
@@ -150,7 +184,7 @@ export function emit(event: string, ...args: unknown[]) {
 export function request<T = unknown>(event: string, payload?: unknown, timeoutMs = API_TIMEOUT_MS): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const s = getSocket();
-    if (!s) return reject(new ApiError({ status: 'error', message: 'Not signed in', code: 401 }));
+    if (!s && !getHash()) return reject(new ApiError({ status: 'error', message: 'Not signed in', code: 401 }));
     let done = false;
     const timer = setTimeout(() => {
       done = true;
@@ -163,7 +197,7 @@ export function request<T = unknown>(event: string, payload?: unknown, timeoutMs
         clearTimeout(timer);
         resolve(answer);
       });
-    if (s.connected) send(s);
+    if (s?.connected) send(s);
     else queue.push(send);
   });
 }

@@ -1,13 +1,11 @@
-import { Component, Suspense, useEffect, useMemo, type ErrorInfo, type ReactNode } from 'react';
-import Alert from 'react-bootstrap/Alert';
+import { Component, lazy, Suspense, useEffect, useMemo, type ErrorInfo, type ReactNode } from 'react';
+import { PlainAlert } from '../kit/PlainAlert.js';
 import Button from 'react-bootstrap/Button';
 import { createBrowserRouter, Navigate, Route, RouterProvider, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { setUnauthorizedHandler } from '../api/http.js';
 import { useSession } from '../api/hooks.js';
 import { setInpoint } from '../api/session.js';
-import { closeSocket, useSocketStatus, type SocketStatus } from '../api/socket.js';
 import { Layout } from '../kit/Layout.js';
-import { NotificationBell } from '../areas/notifications/NotificationBell.js';
 import { useDocumentTitle } from '../kit/PageTitle.js';
 import { Loading } from '../kit/states.js';
 import { visibleMenu, routeAllowed, routeTitle } from './menu.js';
@@ -15,24 +13,8 @@ import { ForbiddenPage } from './pages/ForbiddenPage.js';
 import { NotFoundPage } from './pages/NotFoundPage.js';
 import { routes, type AppRoute } from './routes.js';
 
-const LIVE_LABEL: Record<SocketStatus, string> = {
-  idle: 'offline',
-  connecting: 'connecting',
-  connected: 'live',
-  reconnecting: 'reconnecting',
-  failed: 'offline',
-};
-
-/** Realtime connection state in the top bar (connects the tab's socket while signed in). */
-function LiveIndicator() {
-  const status = useSocketStatus();
-  return (
-    <span className={`app-live app-live-${status}`} title={`Realtime: ${LIVE_LABEL[status]}`} data-status={status}>
-      <span className="app-live-dot" />
-      <span className="d-none d-sm-inline">{LIVE_LABEL[status]}</span>
-    </span>
-  );
-}
+/** The signed-in extras of the top bar (notification bell, realtime indicator with socket.io): loaded after the first page, not with it. */
+const TopExtras = lazy(() => import('./TopExtras.js'));
 
 /** Not signed in: remember where the user wanted to go (000 §4 inpoint), then /auth. */
 function ToAuth() {
@@ -80,13 +62,13 @@ class PageErrorBoundary extends Component<{ children: ReactNode; resetKey: strin
   render() {
     if (!this.state.error) return this.props.children;
     return (
-      <Alert variant="danger">
+      <PlainAlert variant="danger">
         <div className="fw-semibold mb-1">This page failed</div>
         <div className="small mb-2">{this.state.error.message}</div>
         <Button size="sm" variant="outline-danger" onClick={() => location.reload()}>
           Reload
         </Button>
-      </Alert>
+      </PlainAlert>
     );
   }
 }
@@ -98,13 +80,10 @@ function Shell() {
   useEffect(() => {
     setUnauthorizedHandler(() => navigate('/auth', { replace: true }));
   }, [navigate]);
-  useEffect(() => {
-    if (!session) closeSocket();
-  }, [session]);
   const menu = useMemo(() => (session ? visibleMenu(session.role, routes) : []), [session]);
   const user = session ? { name: session.name, role: session.role } : null;
   return (
-    <Layout menu={menu} user={user} topExtra={session ? <><NotificationBell key={session.uid} /><LiveIndicator /></> : null}>
+    <Layout menu={menu} user={user} topExtra={session ? <Suspense fallback={null}><TopExtras uid={session.uid} /></Suspense> : null}>
       <PageErrorBoundary resetKey={pathname}>
         <Suspense fallback={<Loading />}>
           <Routes>

@@ -1,11 +1,7 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Container from 'react-bootstrap/Container';
-import Nav from 'react-bootstrap/Nav';
-import NavDropdown from 'react-bootstrap/NavDropdown';
-import Navbar from 'react-bootstrap/Navbar';
-import Offcanvas from 'react-bootstrap/Offcanvas';
 import { Link, NavLink, useLocation } from 'react-router-dom';
 import type { MenuGroup } from '../../contracts/menu.js';
 import { ROLE_NAMES } from '../../contracts/roles.js';
@@ -41,8 +37,30 @@ export function activeMenuPath(menu: MenuGroup[], pathname: string): string | un
   return best;
 }
 
+/** The signed-in dropdowns and the drawer (popper, offcanvas): loaded on first use, not with the sign-in page. */
+const TopMenu = lazy(() => import('./LayoutMenus.js').then((m) => ({ default: m.TopMenu })));
+const Drawer = lazy(() => import('./LayoutMenus.js').then((m) => ({ default: m.Drawer })));
+
+/**
+ * The top menu's markup as react-bootstrap renders it (closed dropdowns), shown until LayoutMenus has
+ * loaded: the top bar does not shift, and the active group is lit from the first paint.
+ */
+function TopMenuShell({ menu, active }: { menu: MenuGroup[]; active: string | undefined }) {
+  return (
+    <div className="app-topmenu me-auto flex-nowrap navbar-nav" aria-label="Top menu">
+      {menu.map((g) => (
+        <div key={g.label} className="app-topmenu-group nav-item dropdown">
+          <a role="button" aria-expanded="false" className={`dropdown-toggle nav-link${g.items.some((i) => i.path === active) ? ' active' : ''}`}>
+            {g.label}
+          </a>
+        </div>
+      ))}
+    </div>
+  );
+}
+
 /** The grouped menu as a vertical list (left menu and mobile drawer). */
-function MenuList({ menu, active, onPick }: { menu: MenuGroup[]; active: string | undefined; onPick?: () => void }) {
+export function MenuList({ menu, active, onPick }: { menu: MenuGroup[]; active: string | undefined; onPick?: () => void }) {
   return (
     <nav aria-label="Main menu" className="app-menu">
       <NavLink to="/" end className="app-menu-link app-menu-home" onClick={onPick}>
@@ -85,39 +103,26 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
 
   return (
     <div className={`app-shell ${mobile ? 'app-mobile' : 'app-desktop'}`} data-user={user?.name}>
-      <Navbar bg="dark" data-bs-theme="dark" className="app-topbar py-1" as="header">
+      {/* Bootstrap's navbar markup without react-bootstrap's Navbar (which brings the offcanvas along). */}
+      <header className="app-topbar py-1 navbar navbar-expand navbar-light bg-dark" data-bs-theme="dark" role="navigation">
         <Container fluid className="gap-2 flex-nowrap">
           {user && mobile && (
             <Button variant="outline-light" size="sm" className="app-burger" aria-label="Open menu" onClick={() => setDrawer(true)}>
               <span className="navbar-toggler-icon" />
             </Button>
           )}
-          <Navbar.Brand as={Link} to="/" className="d-flex align-items-center gap-2 me-2 py-0">
+          <Link to="/" className="navbar-brand d-flex align-items-center gap-2 me-2 py-0">
             <Badge bg="primary" className="app-logo">
               {APP_SHORT}
             </Badge>
             <span className="app-brand-name">{APP_NAME}</span>
-          </Navbar.Brand>
+          </Link>
           {user && !mobile && (
-            <Nav className="app-topmenu me-auto flex-nowrap" aria-label="Top menu">
-              {menu.map((g) => (
-                <NavDropdown
-                  key={g.label}
-                  title={g.label}
-                  id={`top-${g.label}`}
-                  active={g.items.some((i) => i.path === active)}
-                  className="app-topmenu-group"
-                >
-                  {g.items.map((i) => (
-                    <NavDropdown.Item key={i.path} as={Link} to={i.path} active={i.path === active}>
-                      {i.label}
-                    </NavDropdown.Item>
-                  ))}
-                </NavDropdown>
-              ))}
-            </Nav>
+            <Suspense fallback={<TopMenuShell menu={menu} active={active} />}>
+              <TopMenu menu={menu} active={active} />
+            </Suspense>
           )}
-          <Nav className="app-topright ms-auto align-items-center flex-row flex-nowrap gap-2">
+          <div className="navbar-nav app-topright ms-auto align-items-center flex-row flex-nowrap gap-2">
             {topExtra}
             {user && !mobile && (
               <>
@@ -127,36 +132,19 @@ export function Layout({ menu, user, topExtra, children }: LayoutProps) {
                     {ROLE_NAMES[user.role] ?? `Role ${user.role}`}
                   </Badge>
                 </span>
-                <Nav.Link as={Link} to="/logout" className="app-logout">
+                <Link to="/logout" className="nav-link app-logout">
                   Logout
-                </Nav.Link>
+                </Link>
               </>
             )}
-          </Nav>
+          </div>
         </Container>
-      </Navbar>
+      </header>
 
       {user && mobile && (
-        <Offcanvas show={drawer} onHide={() => setDrawer(false)} placement="start" className="app-drawer" aria-labelledby="drawer-title">
-          <Offcanvas.Header closeButton className="py-2">
-            <Offcanvas.Title id="drawer-title" className="d-flex align-items-center gap-2 fs-6">
-              <Badge bg="primary" className="app-logo">
-                {APP_SHORT}
-              </Badge>
-              <span className="app-user-drawer">{user.name}</span>
-              <Badge bg="secondary" className="app-role">
-                {ROLE_NAMES[user.role] ?? `Role ${user.role}`}
-              </Badge>
-            </Offcanvas.Title>
-          </Offcanvas.Header>
-          <Offcanvas.Body className="pt-0">
-            <MenuList menu={menu} active={active} onPick={() => setDrawer(false)} />
-            <hr />
-            <Link to="/logout" className="app-menu-link">
-              Logout
-            </Link>
-          </Offcanvas.Body>
-        </Offcanvas>
+        <Suspense fallback={null}>
+          <Drawer show={drawer} onHide={() => setDrawer(false)} user={user} menu={menu} active={active} />
+        </Suspense>
       )}
 
       <AlertArea />

@@ -1,5 +1,5 @@
 import { useEffect, useSyncExternalStore } from 'react';
-import Alert from 'react-bootstrap/Alert';
+import { PlainAlert } from './PlainAlert.js';
 import { useLocation } from 'react-router-dom';
 
 /**
@@ -63,9 +63,9 @@ export function AlertArea() {
   return (
     <div className="app-alerts px-3 pt-2">
       {list.map((a) => (
-        <Alert key={a.key} variant={a.variant} dismissible onClose={() => pageAlerts.dismiss(a.key)} className="py-2 mb-2">
+        <PlainAlert key={a.key} variant={a.variant} onClose={() => pageAlerts.dismiss(a.key)} className="py-2 mb-2">
           {a.text}
-        </Alert>
+        </PlainAlert>
       ))}
     </div>
   );

@@ -1,6 +1,4 @@
-import { useSyncExternalStore } from 'react';
-import Toast from 'react-bootstrap/Toast';
-import ToastContainer from 'react-bootstrap/ToastContainer';
+import { lazy, Suspense, useSyncExternalStore } from 'react';
 import { NOTIFY_MAX_STACK, notifyDurationMs } from '../../contracts/constants.js';
 
 /**
@@ -73,28 +71,16 @@ const subscribe = (l: () => void) => {
 };
 const getItems = () => items;
 
-const BG: Record<NotifyType, string> = { success: 'success', error: 'danger', info: 'secondary' };
+/** The toasts (react-bootstrap Toast, transitions): loaded with the first notification, not with the first page. */
+const NotifyStack = lazy(() => import('./NotifyStack.js'));
 
 /** Rendered once by the Layout. */
 export function Notifications() {
   const list = useSyncExternalStore(subscribe, getItems, getItems);
+  if (!list.length) return null;
   return (
-    <ToastContainer position="top-end" className="app-notify-stack p-2" containerPosition="fixed">
-      {list.map((n) => (
-        <Toast
-          key={n.id}
-          bg={BG[n.type]}
-          onClose={() => dismiss(n.id)}
-          className="app-notify text-white"
-          data-type={n.type}
-          role={n.type === 'error' ? 'alert' : 'status'}
-        >
-          <div className="d-flex align-items-start">
-            <Toast.Body className="flex-grow-1 app-notify-text">{n.text}</Toast.Body>
-            <button type="button" className="btn-close btn-close-white me-2 mt-2" aria-label="Close" onClick={() => dismiss(n.id)} />
-          </div>
-        </Toast>
-      ))}
-    </ToastContainer>
+    <Suspense fallback={null}>
+      <NotifyStack list={list} dismiss={dismiss} />
+    </Suspense>
   );
 }

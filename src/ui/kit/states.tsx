@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import Alert from 'react-bootstrap/Alert';
+import { PlainAlert } from './PlainAlert.js';
 import Button from 'react-bootstrap/Button';
 import Spinner from 'react-bootstrap/Spinner';
 import { errorText } from '../api/http.js';
@@ -36,13 +36,13 @@ export function EmptyState({ title = 'Empty', text, children }: { title?: ReactN
 export function ErrorAlert({ error, onRetry, className }: { error: unknown; onRetry?: () => void; className?: string }) {
   if (!error) return null;
   return (
-    <Alert variant="danger" className={`py-2 d-flex align-items-center gap-2 ${className ?? ''}`}>
+    <PlainAlert variant="danger" className={`py-2 d-flex align-items-center gap-2 ${className ?? ''}`}>
       <span className="flex-grow-1">{errorText(error)}</span>
       {onRetry && (
         <Button size="sm" variant="outline-danger" onClick={onRetry}>
           Retry
         </Button>
       )}
-    </Alert>
+    </PlainAlert>
   );
 }

@@ -1,16 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import Alert from 'react-bootstrap/Alert';
-import Button from 'react-bootstrap/Button';
-import Card from 'react-bootstrap/Card';
-import Form from 'react-bootstrap/Form';
-import Spinner from 'react-bootstrap/Spinner';
+import { PlainAlert } from '../../kit/PlainAlert.js';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
-import { encodeAuthKey, type SessionValues } from '../../../contracts/auth.js';
+import type { SessionValues } from '../../../contracts/auth.js';
+import { encodeAuthKey } from '../../../contracts/auth-key.js';
 import { useSession } from '../../api/hooks.js';
 import { restEnvelope } from '../../api/rest.js';
 import { addAttempt, saveSession, takeInpoint } from '../../api/session.js';
 import { notify } from '../../kit/notify.js';
-import { TextField } from '../../kit/fields.js';
 import { useDocumentTitle } from '../../kit/PageTitle.js';
 
 /**
@@ -50,31 +46,52 @@ export default function AuthPage() {
     setBusy(false);
   };
 
+  // Bootstrap's classes without react-bootstrap's Card, Form and Button: the first page most visitors
+  // load stays within its byte budget (docs/architecture.md "Serving the UI"). Same markup as kit TextField.
+  const field = (name: string, label: string, value: string, set: (v: string) => void, extra: { type?: string; autoComplete: string; autoFocus?: boolean }) => (
+    <div className="mb-2">
+      <label className="mb-1 small fw-semibold form-label" htmlFor={`f-${name}`}>
+        {label}
+      </label>
+      <input
+        id={`f-${name}`}
+        name={name}
+        type={extra.type ?? 'text'}
+        className="form-control"
+        value={value}
+        onChange={(e) => set(e.currentTarget.value)}
+        autoFocus={extra.autoFocus}
+        autoComplete={extra.autoComplete}
+        disabled={busy}
+      />
+    </div>
+  );
+
   return (
     <div className="app-center-box">
-      <Card className="shadow-sm">
-        <Card.Body className="p-4">
+      <div className="card shadow-sm">
+        <div className="card-body p-4">
           <h1 className="h4 mb-3">Sign in</h1>
-          <Form onSubmit={submit} noValidate aria-label="Sign in">
-            <TextField name="login" label="Login" value={login} onChange={setLogin} autoFocus autoComplete="username" disabled={busy} />
-            <TextField name="password" label="Password" type="password" value={password} onChange={setPassword} autoComplete="current-password" disabled={busy} />
+          <form onSubmit={submit} noValidate aria-label="Sign in">
+            {field('login', 'Login', login, setLogin, { autoFocus: true, autoComplete: 'username' })}
+            {field('password', 'Password', password, setPassword, { type: 'password', autoComplete: 'current-password' })}
             {error && (
-              <Alert variant="danger" className="py-2 mt-2 mb-2" role="alert" data-testid="auth-error">
+              <PlainAlert variant="danger" className="py-2 mt-2 mb-2" data-testid="auth-error">
                 {error}
-              </Alert>
+              </PlainAlert>
             )}
             <div className="d-flex align-items-center mt-3">
               <Link to="/register" className="small">
                 Register
               </Link>
-              <Button type="submit" variant="primary" className="ms-auto px-4" disabled={busy}>
-                {busy && <Spinner animation="border" size="sm" className="me-2" />}
+              <button type="submit" className="btn btn-primary ms-auto px-4" disabled={busy}>
+                {busy && <span className="spinner-border spinner-border-sm me-2" />}
                 Next
-              </Button>
+              </button>
             </div>
-          </Form>
-        </Card.Body>
-      </Card>
+          </form>
+        </div>
+      </div>
     </div>
   );
 }
