@@ -19,6 +19,7 @@ command -v ip >/dev/null || need_apt+=(iproute2)
 # the search nodes' peer (test/api/sphinx.e2e.ts): indexer and searchd, run by the test on its own config
 [ -x /usr/bin/indexer ] || need_apt+=(sphinxsearch)
 command -v openssl >/dev/null || need_apt+=(openssl)
+[ -x /usr/bin/tinyproxy ] || need_apt+=(tinyproxy)
 command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "== installing system packages: ${need_apt[*]}"
@@ -37,6 +38,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   if [[ " ${need_apt[*]} " == *" sphinxsearch "* ]]; then
     as_root=""; [ "$(id -u)" = 0 ] || as_root=sudo
     { $as_root systemctl disable --now sphinxsearch || $as_root service sphinxsearch stop; } >/dev/null 2>&1 || true
+  fi
+  # Likewise tinyproxy: test/api/ant.e2e.ts starts its own with BasicAuth.
+  if [[ " ${need_apt[*]} " == *" tinyproxy "* ]]; then
+    as_root=""; [ "$(id -u)" = 0 ] || as_root=sudo
+    { $as_root systemctl disable --now tinyproxy; $as_root service tinyproxy stop; } >/dev/null 2>&1 || true
   fi
 fi
 

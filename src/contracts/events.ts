@@ -6,12 +6,13 @@ import type { TerminalDataEvent, TerminalStatus } from './terminal.js';
 import type { ConsoleDataEvent, ConsoleStatusEvent, DeployLogEvent, RunOnceProgressEvent } from './deploy.js';
 import type { NotificationView } from './notifications.js';
 import type { InvestUpdateEvent } from './invest.js';
+import type { AntServerEvents } from './ant.js';
 
 /**
  * Every server-to-client socket event, typed in one map. Areas add their events here; the server's
  * RealtimeService and the UI's socket client both read it.
  */
-export interface ServerEvents {
+export interface ServerEvents extends AntServerEvents {
   /** A message refused by the guard or failed in its handler. */
   exception: { status: 'error'; message: string };
   /** A server of the map was created, saved, switched, cloned or removed, or its host key changed. Admins only. */

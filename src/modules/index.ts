@@ -26,5 +26,6 @@ import { InvestModule } from './invest/invest.module.js';
 import { WbModule } from './wb/wb.module.js';
 import { PositionModule } from './position/position.module.js';
 import { ReportModule } from './report/report.module.js';
+import { AntModule } from './ant/ant.module.js';
 
-export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule, NetworkInfoModule, SearchNodesModule, NotificationsModule, TodoModule, MoneyModule, InvestModule, ReportModule, PositionModule, WbModule];
+export const AREA_MODULES = [SrvModule, CfgConfigsModule, CronModule, FirewallModule, MonitoringModule, TerminalModule, DeployModule, LogsModule, ContentModule, InputStreamModule, AuthorsModule, CategoriesModule, AskModule, JokesModule, SonnikModule, CompilationsModule, BannersModule, CommentsModule, NetworkInfoModule, SearchNodesModule, NotificationsModule, TodoModule, MoneyModule, InvestModule, ReportModule, PositionModule, WbModule, AntModule];

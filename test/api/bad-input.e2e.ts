@@ -67,7 +67,7 @@ const VOLATILE_ROWS: Record<string, (row: Record<string, unknown>) => boolean> =
 /** Columns a scheduled job writes whenever it runs (a daily job may run mid-walk: session-cleanup at 00:00). */
 const VOLATILE_COLUMNS: Record<string, string[]> = { workers: ['last_run', 'last_error'] };
 /** Answer keys that change with time, not with the input (compared answers drop them). */
-const VOLATILE_KEYS = new Set(['next_run', 'ts', 'ts_check', 'atime', 'last_seen', 'last_start', 'last_end', 'started', 'duration_ms', 'last_duration_ms', 'last_login', 'db_ms', 'uptime_s']);
+const VOLATILE_KEYS = new Set(['time', 'next_run', 'ts', 'ts_check', 'atime', 'last_seen', 'last_start', 'last_end', 'started', 'duration_ms', 'last_duration_ms', 'last_login', 'db_ms', 'uptime_s']);
 /** REST routes not probed, with the reason. */
 const SKIP_ROUTES: Record<string, string> = {
   'POST /api/user/logout': 'ends the probing session (covered in platform.e2e.ts)',

@@ -106,6 +106,7 @@ const EDIT: Record<string, EditScreen> = {
     field: (p) => p.getByRole('dialog').locator('input[name="name"]'),
     value: 'Bonds',
   },
+  '/proxy/add': { url: '/proxy/add', field: (p) => p.locator('textarea[name="batch"]'), value: '127.0.0.1:3128:user:secret' },
   '/invest/account_local/:Id': {
     url: () => `/invest/account_local/${ids.investLocal}`,
     open: async (p) => { await p.getByRole('button', { name: 'Add position' }).click(); },
@@ -121,6 +122,7 @@ const NO_EDIT: Record<string, string> = {
   '/register': 'sign-up form (public, no session)',
   '/logout': 'logout',
   '/kit': 'component demo',
+  '/ant': 'live control: every button acts at once (only-step is one field sent by its Set button)',
   '/audit': 'filters in the URL',
   '/srv/ssl_check': 'a check list, each row saved on its own',
   '/cfg/app_cron': 'list (switches save at once)',

@@ -140,4 +140,6 @@ export const routes: AppRoute[] = [
   { path: '/position/projects', element: lazyPage(() => import('../areas/position/ProjectsPage.js')) },
   { path: '/position/project/:id', element: lazyPage(() => import('../areas/position/ProjectPage.js')), title: 'Position project' },
   { path: '/report/list', element: lazyPage(() => import('../areas/report/ReportListPage.js')), title: 'Reports' },
+  { path: '/ant', element: lazyPage(() => import('../areas/ant/AntPage.js')), title: 'Ant v2' },
+  { path: '/proxy/add', element: lazyPage(() => import('../areas/ant/ProxyAddPage.js')) },
 ];

@@ -1,0 +1,187 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import {
+  ANT_LEASE_MS, ANT_SIMILARITY_THRESHOLD, ANT_TASK_LIST_ROWS, ANT_TASK_MAX_ATTEMPTS, ANT_STEP_IDS, antStepDescription,
+  type AntTaskOutput, type AntTaskStat, type AntTaskView, type AntWaitTask,
+} from '../../../contracts/ant.js';
+import { sha256 } from '../../../core/crypto/secret-box.js';
+import { AntPageEntity, AntTaskEntity, AntUniquenessEntity } from '../ant.entities.js';
+
+export const TASK_QUEUED = 0;
+export const TASK_LEASED = 1;
+export const TASK_DONE = 2;
+export const TASK_FAILED = 3;
+/** Back-off of a failed task before it is handed out again. */
+const RETRY_MS = 5_000;
+/** A hand-out looks at this many candidates: another instance may take some between read and claim. */
+const CANDIDATES = 8;
+
+export const urlKey = (url: string) => sha256(url);
+const view = (t: AntTaskEntity): AntTaskView => ({ Id: t.Id, step: t.step, item: t.item, time: t.time });
+
+/**
+ * The task queue (docs/ant.md "Queue"): the database is the one queue every console instance shares.
+ * A task is claimed with one conditional UPDATE (state 0 → 1 with a new lease id), so two instances
+ * never hand out one task at once; finishing and renewing check the lease id; an expired or released
+ * lease puts the task back (state 0). Same SQL on SQLite and MariaDB.
+ */
+@Injectable()
+export class TaskQueueService {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  private get tasks() {
+    return this.db.getRepository(AntTaskEntity);
+  }
+
+  /** Queues (step, item); an existing task of the same step and item is answered instead (duplicate). */
+  async add(step: number, item: string, em: EntityManager = this.db.manager): Promise<{ task: AntTaskView; duplicate: boolean }> {
+    const key = sha256(item);
+    const repo = em.getRepository(AntTaskEntity);
+    const found = await repo.findOne({ where: { step, item_key: key } });
+    if (found) return { task: view(found), duplicate: true };
+    try {
+      const saved = await repo.save(repo.create({ step, item, item_key: key, time: Date.now(), state: TASK_QUEUED }));
+      return { task: view(saved), duplicate: false };
+    } catch (err) {
+      const again = await repo.findOne({ where: { step, item_key: key } });
+      if (again) return { task: view(again), duplicate: true };
+      throw err;
+    }
+  }
+
+  /** Claims the oldest due task of `steps` (empty: any step) for connection `owner`; null when none. */
+  async lease(owner: string, ownerName: string, steps: readonly number[]): Promise<AntTaskEntity | null> {
+    const now = Date.now();
+    for (let round = 0; round < 3; round++) {
+      const qb = this.tasks.createQueryBuilder('t').select(['t.Id']).where('t.state = :s', { s: TASK_QUEUED }).andWhere('t.due <= :now', { now });
+      if (steps.length) qb.andWhere('t.step IN (:...steps)', { steps: [...steps] });
+      const candidates = await qb.orderBy('t.Id', 'ASC').limit(CANDIDATES).getMany();
+      if (!candidates.length) return null;
+      for (const c of candidates) {
+        const lease = randomUUID();
+        const r = await this.tasks.createQueryBuilder().update(AntTaskEntity)
+          .set({ state: TASK_LEASED, lease, lease_owner: owner, lease_name: ownerName.slice(0, 64), lease_until: now + ANT_LEASE_MS, attempts: () => 'attempts + 1' })
+          .where('Id = :id AND state = :s', { id: c.Id, s: TASK_QUEUED })
+          .execute();
+        if ((r.affected ?? 0) === 1) return this.tasks.findOneBy({ Id: c.Id });
+      }
+    }
+    return null;
+  }
+
+  /** Extends a lease; false when it is no longer this lease (expired and handed to another ant). */
+  async renew(Id: number, lease: string): Promise<number | null> {
+    const until = Date.now() + ANT_LEASE_MS;
+    const r = await this.tasks.createQueryBuilder().update(AntTaskEntity).set({ lease_until: until })
+      .where('Id = :Id AND lease = :lease AND state = :s', { Id, lease, s: TASK_LEASED }).execute();
+    return (r.affected ?? 0) === 1 ? until : null;
+  }
+
+  /**
+   * Finishes a leased task and applies what it produced (new tasks, the scanned page, marks, the
+   * result) in one transaction: a lease that is no longer held changes nothing (false).
+   */
+  async complete(Id: number, lease: string, out: AntTaskOutput): Promise<boolean> {
+    return this.db.transaction(async (em) => {
+      const r = await em.createQueryBuilder().update(AntTaskEntity).set({ state: TASK_DONE, lease_until: 0, done_at: Date.now(), last_error: null })
+        .where('Id = :Id AND lease = :lease AND state = :s', { Id, lease, s: TASK_LEASED }).execute();
+      if ((r.affected ?? 0) !== 1) return false;
+      const now = Date.now();
+      if (out.page) {
+        const key = urlKey(out.page.url);
+        const pages = em.getRepository(AntPageEntity);
+        const found = await pages.findOneBy({ url_key: key });
+        const row = { url_key: key, url: out.page.url, title: out.page.title.slice(0, 1000), body: out.page.text.slice(0, 60_000), scanned: now };
+        if (found) await pages.update({ Id: found.Id }, row);
+        else await pages.insert(row);
+      }
+      if (out.marks?.length) {
+        const marks = em.getRepository(AntUniquenessEntity);
+        for (const m of out.marks) {
+          const ppm = Math.max(0, Math.min(1_000_000, Math.round(m.similarity * 1_000_000)));
+          const key = urlKey(m.url);
+          const found = await marks.findOneBy({ Id_book: m.Id_book, url_key: key });
+          if (found) await marks.update({ Id_book: m.Id_book, url_key: key }, { similarity_ppm: ppm, time: now, result: 0 });
+          else await marks.insert({ Id_book: m.Id_book, url_key: key, url: m.url, similarity_ppm: ppm, time: now, result: 0 });
+        }
+      }
+      if (out.result) {
+        const key = urlKey(out.result.url);
+        await em.createQueryBuilder().update(AntUniquenessEntity).set({ result: 1 })
+          .where('url_key = :key AND similarity_ppm >= :min', { key, min: Math.round(ANT_SIMILARITY_THRESHOLD * 1_000_000) }).execute();
+      }
+      for (const t of out.tasks ?? []) await this.add(t.step, t.item, em);
+      return true;
+    });
+  }
+
+  /** A failure: back to the queue after a back-off, or failed for good (`final`, or attempts used up). */
+  async fail(Id: number, lease: string, error: string, final = false): Promise<boolean> {
+    const t = await this.tasks.findOneBy({ Id, lease, state: TASK_LEASED });
+    if (!t) return false;
+    const dead = final || t.attempts >= ANT_TASK_MAX_ATTEMPTS;
+    const r = await this.tasks.createQueryBuilder().update(AntTaskEntity)
+      .set({ state: dead ? TASK_FAILED : TASK_QUEUED, lease: '', lease_owner: '', lease_name: '', lease_until: 0, due: Date.now() + RETRY_MS, last_error: error.slice(0, 2000) })
+      .where('Id = :Id AND lease = :lease AND state = :s', { Id, lease, s: TASK_LEASED }).execute();
+    return (r.affected ?? 0) === 1;
+  }
+
+  /** Returns every task a connection holds to the queue (it disconnected or was reloaded); how many. */
+  async releaseOwner(owner: string): Promise<number> {
+    const r = await this.tasks.createQueryBuilder().update(AntTaskEntity)
+      .set({ state: TASK_QUEUED, lease: '', lease_owner: '', lease_name: '', lease_until: 0 })
+      .where('lease_owner = :owner AND state = :s', { owner, s: TASK_LEASED }).execute();
+    return r.affected ?? 0;
+  }
+
+  /** Returns every expired lease to the queue (any instance may run it; idempotent). */
+  async expire(now = Date.now()): Promise<number> {
+    const r = await this.tasks.createQueryBuilder().update(AntTaskEntity)
+      .set({ state: TASK_QUEUED, lease: '', lease_owner: '', lease_name: '', lease_until: 0 })
+      .where('state = :s AND lease_until < :now', { s: TASK_LEASED, now }).execute();
+    return r.affected ?? 0;
+  }
+
+  async get(Id: number) {
+    return this.tasks.findOneBy({ Id });
+  }
+
+  /** The first ANT_TASK_LIST_ROWS queued tasks. */
+  async list(): Promise<AntTaskView[]> {
+    const rows = await this.tasks.find({ where: { state: TASK_QUEUED }, order: { Id: 'ASC' }, take: ANT_TASK_LIST_ROWS });
+    return rows.map(view);
+  }
+
+  /** Queued tasks per step, every described step listed (0 when none), plus undescribed steps with tasks. */
+  async stats(): Promise<AntTaskStat[]> {
+    const rows: { step: number | string; n: number | string }[] = await this.tasks.createQueryBuilder('t')
+      .select('t.step', 'step').addSelect('COUNT(*)', 'n').where('t.state = :s', { s: TASK_QUEUED }).groupBy('t.step').getRawMany();
+    const counts = new Map(rows.map((r) => [Number(r.step), Number(r.n)]));
+    const steps = [...new Set([...ANT_STEP_IDS, ...counts.keys()])].sort((a, b) => a - b);
+    return steps.map((step) => ({ step, description: antStepDescription(step), count: counts.get(step) ?? 0 }));
+  }
+
+  /** Leased tasks and queued tasks waiting for their retry back-off (at most 100). */
+  async waitList(): Promise<AntWaitTask[]> {
+    const now = Date.now();
+    const rows = await this.tasks.createQueryBuilder('t')
+      .where('t.state = :l', { l: TASK_LEASED })
+      .orWhere('(t.state = :q AND t.due > :now)', { q: TASK_QUEUED, now })
+      .orderBy('t.Id', 'ASC').limit(100).getMany();
+    return rows.map((t) => ({
+      ...view(t),
+      state: t.state === TASK_LEASED ? 'leased' : 'retry',
+      ant: t.state === TASK_LEASED ? t.lease_owner : null,
+      antName: t.state === TASK_LEASED ? t.lease_name : null,
+      until: t.state === TASK_LEASED ? t.lease_until : t.due,
+      attempts: t.attempts,
+      last_error: t.last_error,
+    }));
+  }
+
+  async page(url: string) {
+    return this.db.getRepository(AntPageEntity).findOneBy({ url_key: urlKey(url) });
+  }
+}
