@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Server } from 'socket.io';
+import type { Namespace, RemoteSocket, Server } from 'socket.io';
 import { roleRoom, ROLE_ROOM_LEVELS, userRoleRoom, type DeployLogsEvents, type ServerEvents } from '../../contracts/events.js';
 
 /**
@@ -17,6 +17,21 @@ export class RealtimeService {
   /** The socket.io server once the gateways are up (undefined before). */
   get io(): Server | undefined {
     return this.server;
+  }
+
+  /**
+   * A namespace of its own for peers that are not operators (the ants of docs/ant.md): it gets no session
+   * socket, no role room and none of these events; its owner authenticates it with its own middleware.
+   * Null before the gateways are up.
+   */
+  peerNamespace(name: string): Namespace | null {
+    if (!name.startsWith('/') || name === '/') throw new Error(`peerNamespace: '${name}' is not a namespace of its own`);
+    return this.server?.of(name) ?? null;
+  }
+
+  /** The operator sockets whose role is at least `minRole`, on every instance (read only: to list them). */
+  async operatorSockets(minRole: (typeof ROLE_ROOM_LEVELS)[number]): Promise<RemoteSocket<Record<string, never>, any>[]> {
+    return this.server ? this.server.in(roleRoom(minRole)).fetchSockets() : [];
   }
 
   /** Rooms a socket of this role (and user) joins on connect, and is moved to when the role changes. */

@@ -12,7 +12,6 @@ import {
   type AntLogResult, type AntLogType, type AntServerEvents, type AntStatus, type HubToAnt,
 } from '../../../contracts/ant.js';
 import { SOCKET_CLIENT_STATUS } from '../../../contracts/constants.js';
-import { roleRoom } from '../../../contracts/events.js';
 import { RealtimeService } from '../../../core/realtime/realtime.service.js';
 import { AntSettingsService } from '../ant-settings.service.js';
 import { AntTokensService } from '../ant-tokens.service.js';
@@ -82,12 +81,12 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap() {
-    const io = this.realtime.io;
-    if (!io) {
+    const nsp = this.realtime.peerNamespace(ANT_NAMESPACE);
+    if (!nsp) {
       this.log.warn('No socket.io server: the ant hub is off');
       return;
     }
-    const nsp = (this.nsp = io.of(ANT_NAMESPACE));
+    this.nsp = nsp;
     nsp.use(async (socket, next) => {
       const token = await this.tokens.verify(socket.handshake.auth?.token).catch(() => null);
       if (!token) return next(new Error('Invalid ant token'));
@@ -269,9 +268,8 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
     const sockets = await this.nsp.fetchSockets();
     const live = sockets.map((s) => s.data.conn as AntConnection).filter(Boolean);
     // The operators' own console sockets (status 'moder', SOCKET_CLIENT_STATUS) are listed too, without buttons.
-    const io = this.realtime.io;
-    if (io) {
-      for (const s of await io.in(roleRoom(1)).fetchSockets()) {
+    {
+      for (const s of await this.realtime.operatorSockets(1)) {
         if (s.data.status !== SOCKET_CLIENT_STATUS) continue;
         const actor = s.data.actor as { name?: string; login?: string } | undefined;
         const time = Date.parse(s.handshake.time) || 0;
