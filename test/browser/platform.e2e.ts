@@ -320,6 +320,9 @@ test('realtime: the socket connects with the session (indicator live); logout en
   const again = await loginAs(page, t.url, ADMIN.login, ADMIN.password);
   await page.goto(t.url + '/users?p_=1');
   await page.locator('table.app-table tbody tr').first().waitFor();
+  // The socket (loaded on first use) is up and has sent what a page sends on connect: a message of it
+  // after the delete would end the session over the socket instead (that path: session-live.e2e.ts).
+  await page.locator('.app-live[data-status="connected"]').waitFor();
   await t.app.get(DataSource).getRepository(SessionEntity).delete({ token_digest: sha256(again) });
   await page.getByRole('button', { name: 'Refresh' }).click();
   await page.waitForURL((u) => u.pathname === '/auth');
