@@ -8,7 +8,9 @@
 import { WbItemChartInput, WbRangeInput, WbSyncInput, wbSortValue, type WbReportItem } from '../../src/contracts/wb.js';
 import { CardsWire, FinanceRowWire, FinanceWire, FunnelWire, kop, UpdWire } from '../../src/core/outside/wb.wire.js';
 import { BRAIN_MIN_HELD_OUT, continuous, enoughHistory, runPriceBrain, split } from '../../src/modules/wb/brain/price-brain.js';
-import { splitRange } from '../../src/modules/wb/report/wb-report.service.js';
+import Database from 'better-sqlite3';
+import { prng } from '../../src/core/prng.js';
+import { CUM_SUMS, DAILY_SUMS, monthRunningTotals, rangeSums, rebuildCumulative } from '../../src/modules/wb/sync/wb-cumulative.js';
 import { financeRow } from '../../src/modules/wb/sync/wb-sync.service.js';
 
 describe('wire decoders', () => {
@@ -65,14 +67,71 @@ describe('input schemas', () => {
   });
 });
 
-describe('a range read as whole months and edge days', () => {
-  test('months in the middle, days at the edges; a range inside a month is days only', () => {
-    expect(splitRange('2026-09-28', '2026-11-26')).toEqual({ months: ['2026-10', '2026-10'], days: [['2026-09-28', '2026-09-30'], ['2026-11-01', '2026-11-26']] });
-    expect(splitRange('2026-01-01', '2026-12-31')).toEqual({ months: ['2026-01', '2026-12'], days: [] });
-    expect(splitRange('2024-02-01', '2024-02-29')).toEqual({ months: ['2024-02', '2024-02'], days: [] });
-    expect(splitRange('2026-11-20', '2026-11-26')).toEqual({ months: null, days: [['2026-11-20', '2026-11-26']] });
-    expect(splitRange('2026-01-31', '2026-03-01')).toEqual({ months: ['2026-02', '2026-02'], days: [['2026-01-31', '2026-01-31'], ['2026-03-01', '2026-03-01']] });
-    expect(splitRange('2026-01-02', '2026-02-27')).toEqual({ months: null, days: [['2026-01-02', '2026-02-27']] });
+describe('a range read from running totals', () => {
+  test("a card's running totals within a month: a row for every day, days without rows carry the total on", () => {
+    const s = (v: number) => Float64Array.from(CUM_SUMS, (_, i) => (i === 0 ? v : 0));
+    const out = monthRunningTotals('2024-02', [{ nm_id: 7, day: '2024-02-03', sums: s(2) }, { nm_id: 7, day: '2024-02-10', sums: s(5) }, { nm_id: 7, day: '2024-02-10', sums: s(1) }]);
+    const list = out.get(7)!;
+    expect(list).toHaveLength(29);
+    expect([list[0][0], list[1][0], list[2][0], list[8][0], list[9][0], list[28][0]]).toEqual([0, 0, 2, 2, 8, 8]);
+  });
+
+  /** Real SQL (SQLite in memory) against the sums added up day by day, over random ranges and after a partial rebuild. */
+  test('any range equals the sum of its days, after a full and after a partial rebuild', async () => {
+    const db = new Database(':memory:');
+    const cols = (extra: string) => `nm_id INTEGER NOT NULL, ${[...DAILY_SUMS, ...(extra ? [extra] : [])].map((c) => `${c} INTEGER NOT NULL DEFAULT 0`).join(', ')}`;
+    db.exec(`CREATE TABLE wb_daily (day TEXT NOT NULL, ${cols('')}, PRIMARY KEY (day, nm_id)) WITHOUT ROWID`);
+    db.exec('CREATE TABLE wb_ad_daily (day TEXT NOT NULL, nm_id INTEGER NOT NULL, amount INTEGER NOT NULL, PRIMARY KEY (day, nm_id)) WITHOUT ROWID');
+    db.exec(`CREATE TABLE wb_cum_day (day TEXT NOT NULL, ${cols('ad')}, PRIMARY KEY (day, nm_id)) WITHOUT ROWID`);
+    db.exec(`CREATE TABLE wb_cum_month (month TEXT NOT NULL, ${cols('ad')}, PRIMARY KEY (month, nm_id)) WITHOUT ROWID`);
+    const q = async (sql: string, params: unknown[] = []) => {
+      const st = db.prepare(sql);
+      return st.reader ? st.all(...params) : (st.run(...params), []);
+    };
+    const r = prng(11);
+    const day = (i: number) => new Date(Date.UTC(2024, 10, 15) + i * 86_400_000).toISOString().slice(0, 10);
+    const DAYS = 430;
+    const fill = (from: number, to: number) => {
+      db.prepare('DELETE FROM wb_daily WHERE day >= ? AND day <= ?').run(day(from), day(to));
+      db.prepare('DELETE FROM wb_ad_daily WHERE day >= ? AND day <= ?').run(day(from), day(to));
+      const ins = db.prepare(`INSERT INTO wb_daily (day, nm_id, ${DAILY_SUMS.join(', ')}) VALUES (?, ?, ${DAILY_SUMS.map(() => '?').join(', ')})`);
+      const ad = db.prepare('INSERT INTO wb_ad_daily (day, nm_id, amount) VALUES (?, ?, ?)');
+      for (let d = from; d <= to; d++) {
+        for (let nm = 1; nm <= 12; nm++) {
+          // card 12 starts late, card 11 stops early, months go by with nothing for card 10
+          if ((nm === 12 && d < 200) || (nm === 11 && d > 100) || (nm === 10 && d % 90 < 40)) continue;
+          if (r() < 0.3) ins.run(day(d), nm, ...DAILY_SUMS.map(() => Math.floor(r() * 1000) - 100));
+          if (r() < 0.1) ad.run(day(d), nm, Math.floor(r() * 500));
+        }
+      }
+    };
+    const brute = (from: string, to: string) => {
+      const out = new Map<number, number[]>();
+      for (const row of db.prepare(`SELECT nm_id, ${DAILY_SUMS.join(', ')}, 0 AS ad FROM wb_daily WHERE day >= ? AND day <= ? UNION ALL SELECT nm_id, ${DAILY_SUMS.map(() => '0').join(', ')}, amount FROM wb_ad_daily WHERE day >= ? AND day <= ?`).all(from, to, from, to) as Array<Record<string, number>>) {
+        const s = out.get(row.nm_id) ?? CUM_SUMS.map(() => 0);
+        CUM_SUMS.forEach((k, i) => { s[i] += row[k]; });
+        out.set(row.nm_id, s);
+      }
+      for (const [nm, s] of out) if (s.every((v) => v === 0)) out.delete(nm);
+      return out;
+    };
+    const check = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        // ranges over the data's edges too: before the first day and after the last
+        const a = Math.floor(r() * (DAYS + 60)) - 30;
+        const b = a + Math.floor(r() * (DAYS + 60 - a));
+        const got = await rangeSums(q, day(a), day(b));
+        expect(new Map([...got].map(([nm, s]) => [nm, [...s]]))).toEqual(brute(day(a), day(b)));
+      }
+    };
+    fill(0, DAYS - 1);
+    await rebuildCumulative(q, day(0).slice(0, 7), day(DAYS - 1).slice(0, 7));
+    await check(60);
+    // a later sync rewrites two months in the middle: only they and the month totals after them are rebuilt
+    fill(150, 200);
+    await rebuildCumulative(q, day(150).slice(0, 7), day(200).slice(0, 7));
+    await check(60);
+    db.close();
   });
 });
 

@@ -46,7 +46,7 @@ export class WbFinanceEntity {
   @Column({ type: 'varchar', length: 10 }) day: string;
 }
 
-/** The sums of a card's finance rows over a period (kopecks and counts): wb_daily and wb_monthly. */
+/** The sums of a card's finance rows over a period (kopecks and counts): wb_daily, and with the ad spend the running totals. */
 abstract class WbSums {
   @Column({ type: 'integer', default: 0 }) orders: number;
   @Column({ type: 'integer', default: 0 }) sales: number;
@@ -76,9 +76,21 @@ export class WbDailyEntity extends WbSums {
   @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
 }
 
-/** Per card and month: the sums of wb_daily (a long range reads its whole months here), keyed (month, nm_id) likewise. */
-@Entity('wb_monthly', { withoutRowid: true })
-export class WbMonthlyEntity extends WbSums {
+/** Running totals (src/modules/wb/sync/wb-cumulative.ts): the finance sums and the ad spend. */
+abstract class WbCumSums extends WbSums {
+  @Column(big) ad: number;
+}
+
+/** A card's sums from the first of the day's month through the day (every day of a month the card has rows in). */
+@Entity('wb_cum_day', { withoutRowid: true })
+export class WbCumDayEntity extends WbCumSums {
+  @PrimaryColumn({ type: 'varchar', length: 10 }) day: string;
+  @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
+}
+
+/** A card's sums from its first day through the end of the month (every month from its first to the newest). */
+@Entity('wb_cum_month', { withoutRowid: true })
+export class WbCumMonthEntity extends WbCumSums {
   @PrimaryColumn({ type: 'varchar', length: 7 }) month: string;
   @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
 }
@@ -136,14 +148,6 @@ export class WbAdDailyEntity {
   @Column(big) amount: number;
 }
 
-/** Ad spend per card and month (the sums of wb_ad_daily). */
-@Entity('wb_ad_monthly', { withoutRowid: true })
-export class WbAdMonthlyEntity {
-  @PrimaryColumn({ type: 'varchar', length: 7 }) month: string;
-  @PrimaryColumn({ type: 'bigint', transformer: num }) nm_id: number;
-  @Column(big) amount: number;
-}
-
 /** A sync run: its range, when, how it ended. */
 @Entity('wb_syncs')
 @Index('IDX_wb_syncs_range', ['date_from', 'date_to', 'finished'])
@@ -160,4 +164,4 @@ export class WbSyncEntity {
   @Column({ type: 'text', nullable: true }) result: string | null;
 }
 
-export const WB_ENTITIES = [WbCardEntity, WbFinanceEntity, WbDailyEntity, WbMonthlyEntity, WbFunnelEntity, WbAdvertEntity, WbAdSpendEntity, WbAdDailyEntity, WbAdMonthlyEntity, WbSyncEntity];
+export const WB_ENTITIES = [WbCardEntity, WbFinanceEntity, WbDailyEntity, WbCumDayEntity, WbCumMonthEntity, WbFunnelEntity, WbAdvertEntity, WbAdSpendEntity, WbAdDailyEntity, WbSyncEntity];

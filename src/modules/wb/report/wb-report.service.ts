@@ -16,6 +16,7 @@ import {
 import { AppError } from '../../../core/errors.js';
 import { Rpc } from '../../../core/rpc/rpc.decorator.js';
 import { WB_PATHS } from '../../../core/outside/wb.client.js';
+import { CUM_SUMS, DAILY_SUMS, rangeSums } from '../sync/wb-cumulative.js';
 import { WbSyncService } from '../sync/wb-sync.service.js';
 
 type Num = string | number | null;
@@ -29,25 +30,12 @@ interface DailySum {
   orders: number; sales: number; returns: number; sales_sum: number; returns_sum: number; price_sum: number; ret_price_sum: number;
   ppvz: number; delivery_rub: number; return_logistics: number; deliveries: number; returns_delivered: number; storage_fee: number; penalty: number;
 }
-const SUM_KEYS: Array<keyof DailySum> = ['orders', 'sales', 'returns', 'sales_sum', 'returns_sum', 'price_sum', 'ret_price_sum', 'ppvz', 'delivery_rub', 'return_logistics', 'deliveries', 'returns_delivered', 'storage_fee', 'penalty'];
+const SUM_KEYS: ReadonlyArray<keyof DailySum> = DAILY_SUMS;
+/** The ad spend's place in the running totals. */
+const AD = CUM_SUMS.indexOf('ad');
 const zero = (): DailySum => Object.fromEntries(SUM_KEYS.map((k) => [k, 0])) as unknown as DailySum;
 
 interface FunnelSum { open: number; cart: number; orders: number; buyouts: number; buyout_sum: number; cancels: number; avg: number | null; stocks: number | null }
-
-/**
- * A range as its whole calendar months (read from wb_monthly) and the days before and after them (read
- * from wb_daily); a range without a whole month is days only.
- */
-export function splitRange(from: string, to: string): { months: [string, string] | null; days: Array<[string, string]> } {
-  const first = from.endsWith('-01') ? from : wbAddDays(`${from.slice(0, 7)}-01`, 32).slice(0, 7) + '-01';
-  const nextOfTo = wbAddDays(to, 1);
-  const endExcl = nextOfTo.endsWith('-01') ? nextOfTo : `${to.slice(0, 7)}-01`; // the first day after the last whole month
-  if (first >= endExcl) return { months: null, days: [[from, to]] };
-  const days: Array<[string, string]> = [];
-  if (from < first) days.push([from, wbAddDays(first, -1)]);
-  if (endExcl <= to) days.push([endExcl, to]);
-  return { months: [first.slice(0, 7), wbAddDays(endExcl, -1).slice(0, 7)], days };
-}
 
 @Injectable()
 export class WbReportService {
@@ -82,20 +70,8 @@ export class WbReportService {
   /** The report of a range (also the bench's subject). */
   async report(dateFrom: string, dateTo: string): Promise<WbReport> {
     const cards = (await this.db.query('SELECT nm_id, title, vendor_code, brand, photo, stocks FROM wb_cards')) as Array<{ nm_id: Num; title: string; vendor_code: string; brand: string; photo: string | null; stocks: number | null }>;
-    // whole months from the monthly rows, the days at the edges from the daily ones
-    const parts = splitRange(dateFrom, dateTo);
-    const daily: Array<Record<string, Num>> = [];
-    const ads: Array<{ nm_id: Num; amount: Num }> = [];
-    const sums = SUM_KEYS.map((k) => `SUM(${k}) AS ${k}`).join(', ');
-    for (const [a, b] of parts.days) {
-      daily.push(...((await this.db.query(`SELECT nm_id, ${sums} FROM wb_daily WHERE day >= ? AND day <= ? GROUP BY nm_id`, [a, b])) as Array<Record<string, Num>>));
-      ads.push(...((await this.db.query('SELECT nm_id, SUM(amount) AS amount FROM wb_ad_daily WHERE day >= ? AND day <= ? GROUP BY nm_id', [a, b])) as Array<{ nm_id: Num; amount: Num }>));
-    }
-    if (parts.months) {
-      const [a, b] = parts.months;
-      daily.push(...((await this.db.query(`SELECT nm_id, ${sums} FROM wb_monthly WHERE month >= ? AND month <= ? GROUP BY nm_id`, [a, b])) as Array<Record<string, Num>>));
-      ads.push(...((await this.db.query('SELECT nm_id, SUM(amount) AS amount FROM wb_ad_monthly WHERE month >= ? AND month <= ? GROUP BY nm_id', [a, b])) as Array<{ nm_id: Num; amount: Num }>));
-    }
+    // each card's sums of the range: two differences of running totals (wb-cumulative.ts)
+    const sums = await rangeSums((sql, params) => this.db.query(sql, params), dateFrom, dateTo);
     const period = await this.funnelPeriod(dateFrom, dateTo);
     const funnel = new Map<number, FunnelSum>();
     if (period) {
@@ -111,14 +87,13 @@ export class WbReportService {
       }
     }
     const byCard = new Map<number, DailySum>();
-    for (const r of daily) {
-      const nm = N(r.nm_id);
-      const s = byCard.get(nm) ?? zero();
-      for (const k of SUM_KEYS) s[k] += N(r[k]);
-      byCard.set(nm, s);
-    }
     const adOf = new Map<number, number>();
-    for (const r of ads) adOf.set(N(r.nm_id), (adOf.get(N(r.nm_id)) ?? 0) + N(r.amount));
+    for (const [nm, v] of sums) {
+      const d = zero();
+      SUM_KEYS.forEach((k, i) => { d[k] = v[i]; });
+      byCard.set(nm, d);
+      adOf.set(nm, v[AD]);
+    }
     const info = new Map(cards.map((c) => [N(c.nm_id), c]));
     const ids = new Set<number>([...info.keys(), ...byCard.keys(), ...adOf.keys(), ...funnel.keys()]);
     ids.delete(0);

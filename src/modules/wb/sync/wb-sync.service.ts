@@ -12,8 +12,9 @@
  *   stored; every part failing answers the first failure. The tables keep the last good data, and
  *   the page says when it was synced and that the last sync failed (stale with its time).
  * - After the finance rows, the per-card per-day aggregates (wb_daily) are rebuilt for the days the
- *   rows touched (sales by sale day, orders by order day) and their months (wb_monthly); after the ad
- *   spend, wb_ad_daily and wb_ad_monthly for the range.
+ *   rows touched (sales by sale day, orders by order day); after the ad spend, wb_ad_daily for the
+ *   range; after each, the running totals of the months touched (wb-cumulative.ts), in the same
+ *   transaction.
  */
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../../config/config.js';
@@ -31,6 +32,7 @@ import { OutsideError } from '../../../core/outside/outside-error.js';
 import { WildberriesClient, type WbCallOptions } from '../../../core/outside/wb.client.js';
 import type { WbFinanceRow } from '../../../core/outside/wb.wire.js';
 import { Rpc, type RpcContext } from '../../../core/rpc/rpc.decorator.js';
+import { rebuildCumulative } from './wb-cumulative.js';
 import { WbAdDailyEntity, WbAdSpendEntity, WbAdvertEntity, WbCardEntity, WbDailyEntity, WbFinanceEntity, WbFunnelEntity } from '../wb.entities.js';
 
 export const WB_SYNC_LEASE = 'wb-sync';
@@ -38,8 +40,6 @@ export const WB_SYNC_WORKER = 'wb-sync';
 const LEASE_MS = 6 * 3_600_000;
 /** Rows per INSERT statement. */
 const CHUNK = 500;
-/** The sum columns of wb_daily and wb_monthly. */
-export const DAILY_SUMS = ['orders', 'sales', 'returns', 'sales_sum', 'returns_sum', 'price_sum', 'ret_price_sum', 'ppvz', 'delivery_rub', 'return_logistics', 'deliveries', 'returns_delivered', 'storage_fee', 'penalty'] as const;
 /** The funnel answers the last 365 days only. */
 const FUNNEL_DAYS = 365;
 
@@ -284,12 +284,7 @@ export class WbSyncService {
     await this.db.transaction(async (m) => {
       await m.query('DELETE FROM wb_daily WHERE day >= ? AND day <= ?', [from, to]);
       for (let i = 0; i < list.length; i += CHUNK) await m.getRepository(WbDailyEntity).insert(list.slice(i, i + CHUNK));
-      // the months touched, whole, from the daily rows
-      await m.query('DELETE FROM wb_monthly WHERE month >= ? AND month <= ?', [m0, m1]);
-      await m.query(
-        `INSERT INTO wb_monthly (nm_id, month, ${DAILY_SUMS.join(', ')}) SELECT nm_id, SUBSTR(day, 1, 7), ${DAILY_SUMS.map((k) => `SUM(${k})`).join(', ')} FROM wb_daily WHERE day >= ? AND day <= ? GROUP BY nm_id, SUBSTR(day, 1, 7)`,
-        [`${m0}-01`, `${m1}-31`],
-      );
+      await rebuildCumulative((sql, params) => m.query(sql, params), m0, m1);
     });
     return list.length;
   }
@@ -378,8 +373,7 @@ export class WbSyncService {
     await this.db.transaction(async (m) => {
       await m.query('DELETE FROM wb_ad_daily WHERE day >= ? AND day <= ?', [from, to]);
       for (let i = 0; i < rows.length; i += CHUNK) await m.getRepository(WbAdDailyEntity).insert(rows.slice(i, i + CHUNK));
-      await m.query('DELETE FROM wb_ad_monthly WHERE month >= ? AND month <= ?', [m0, m1]);
-      await m.query('INSERT INTO wb_ad_monthly (nm_id, month, amount) SELECT nm_id, SUBSTR(day, 1, 7), SUM(amount) FROM wb_ad_daily WHERE day >= ? AND day <= ? GROUP BY nm_id, SUBSTR(day, 1, 7)', [`${m0}-01`, `${m1}-31`]);
+      await rebuildCumulative((sql, params) => m.query(sql, params), m0, m1);
     });
   }
 }
