@@ -62,8 +62,11 @@ export function uiStatic(uiDir: string): RequestHandler[] {
  * Content-Length stay as their routes set them.
  */
 export function jsonCompression(): RequestHandler {
-  return compression({
+  const compress = compression({
     threshold: COMPRESS_THRESHOLD,
     filter: (req: Request, res: Response) => isJson(String(res.getHeader('Content-Type') ?? '')) && compression.filter(req, res),
   }) as RequestHandler;
+  // A client that accepts no encoding (health probes, scripts, the agents) skips the wrapping of its
+  // answer altogether (/api answers are no-store, so no cache needs their Vary header).
+  return (req, res, next) => (req.headers['accept-encoding'] ? compress(req, res, next) : next());
 }
