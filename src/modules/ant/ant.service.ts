@@ -124,7 +124,7 @@ export class AntService {
   async addTask(a: z.output<typeof AntAddTaskArgs>): Promise<AntAddTaskResult> {
     const r = await this.queue.add(a.step, a.item);
     auditTarget('ant_task', `${a.step}:${a.item.slice(0, 100)}`, r.task.Id);
-    if (!r.duplicate) this.hub.tasksChanged(true);
+    if (!r.duplicate) this.hub.tasksChanged(1);
     return { ...r.task, duplicate: r.duplicate };
   }
 

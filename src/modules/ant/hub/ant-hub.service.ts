@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../../../../config/config.js';
 import {
   ANT_COMMAND_TIMEOUT_MS, ANT_CONNECTIONS_DEBOUNCE_MS, ANT_NAMESPACE, ANT_OPERATOR_MESSAGES, ANT_TASK_LIST_DEBOUNCE_MS,
-  antShingles, parseOnlyStep, type AntBookShingles, type AntCommandResult, type AntConnection, type AntLeasedTask,
+  antShingles, type AntBookShingles, type AntCommandResult, type AntConnection, type AntLeasedTask,
   type AntLogResult, type AntLogType, type AntServerEvents, type AntStatus, type HubToAnt,
 } from '../../../contracts/ant.js';
 import { SOCKET_CLIENT_STATUS } from '../../../contracts/constants.js';
@@ -48,7 +48,14 @@ interface Local {
   steps: number[];
   /** The proxy of the task being worked (for failure counting). */
   proxyId: number | null;
+  /** Its last request for a task got none: a wake-up is worth sending it. */
+  idle: boolean;
+  /** An ant_change to operators is due (changes of one ant within CHANGE_MS go out as one). */
+  changeTimer?: NodeJS.Timeout;
 }
+
+/** Changes of one ant within this many ms reach operators as one ant_change (the page debounces 1 s). */
+const CHANGE_MS = 100;
 
 type Ack = (answer: unknown) => void;
 
@@ -98,6 +105,8 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.cfg.redisUrl) {
       // The other instances' Disconnect lists, for get_list_connections.
       nsp.on('ant:disconnected', (cb: (list: AntConnection[]) => void) => cb(this.disconnected));
+      // Tasks queued on another instance: wake as many of this instance's idle ants.
+      nsp.on('ant:wake', (n: number) => this.wakeLocal(Number(n)));
     }
     this.sweep = setInterval(() => void this.expire(), SWEEP_MS);
     this.sweep.unref();
@@ -124,7 +133,7 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
     };
     socket.data.conn = conn;
     void socket.join(`ant-token:${socket.data.tokenId}`);
-    const l: Local = { socket, conn, steps: [], proxyId: null };
+    const l: Local = { socket, conn, steps: [], proxyId: null, idle: false };
     this.local.set(socket.id, l);
     this.log.log(`ant ${name} (${host}) connected as ${socket.id}`);
 
@@ -153,7 +162,12 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
       this.change(l, { isStop: v.isStop, status: v.status as AntStatus });
       return { ok: true };
     });
-    on('ant.next', NextIn, (v) => this.next(l, v.steps));
+    on('ant.next', NextIn, async (v) => {
+      // idle from the answer on (not during the call: a wake-up sent meanwhile would find no listener)
+      const r = await this.next(l, v.steps).catch((err: unknown) => { l.idle = true; throw err; });
+      l.idle = !r.task;
+      return r;
+    });
     on('ant.heartbeat', LeaseIn, async (v) => {
       const until = await this.queue.renew(v.Id, v.lease);
       return { ok: until !== null, leaseUntil: until ?? 0 };
@@ -164,7 +178,7 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
         if (l.proxyId) await this.proxies.worked(l.proxyId);
         const n = l.conn.count_send + 1;
         this.change(l, { count_send: n, avg_time_work: Math.round((l.conn.avg_time_work * (n - 1) + v.ms) / n), task: null });
-        this.tasksChanged(!!v.out.tasks?.length);
+        this.tasksChanged(v.out.tasks?.length ?? 0);
       }
       return ok ? { ok } : { ok, message: 'The lease of this task is no longer held' };
     });
@@ -172,7 +186,7 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
       if (v.proxyError && l.proxyId) await this.proxies.failed(l.proxyId, v.error);
       const ok = await this.queue.fail(v.Id, v.lease, v.error, v.final);
       this.change(l, { task: null });
-      this.tasksChanged(false);
+      this.tasksChanged(0);
       if (v.proxyError) this.realtime.emit('proxy_list', await this.proxies.list(), 1);
       return { ok };
     });
@@ -194,6 +208,7 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async onDisconnect(l: Local, reason: string) {
     this.local.delete(l.socket.id);
+    clearTimeout(l.changeTimer);
     const back = await this.queue.releaseOwner(l.socket.id).catch(() => 0);
     await this.proxies.releaseOwner(l.socket.id).catch(() => undefined);
     l.conn = { ...l.conn, isDisconnect: true, status: 'disconnect', time: Date.now(), updateList: Date.now(), task: null };
@@ -201,25 +216,28 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
     this.log.log(`ant ${l.conn.name} (${l.socket.id}) disconnected (${reason}); ${back} task(s) back to the queue`);
     this.realtime.emit('ant_change', l.conn, 1);
     this.listChanged();
-    if (back) this.tasksChanged(true);
+    if (back) this.tasksChanged(back);
   }
 
   private change(l: Local, patch: Partial<AntConnection>) {
     l.conn = { ...l.conn, ...patch, updateList: Date.now() };
     l.socket.data.conn = l.conn;
-    this.realtime.emit('ant_change', l.conn, 1);
+    l.changeTimer ??= setTimeout(() => {
+      l.changeTimer = undefined;
+      if (this.local.has(l.socket.id)) this.realtime.emit('ant_change', l.conn, 1);
+    }, CHANGE_MS);
   }
 
   /** Hands the next task to a connected ant: the worker switch on, the ant started, a step allowed, a proxy when the mode asks for one. */
   private async next(l: Local, asked?: number[]): Promise<{ task: AntLeasedTask | null; message?: string }> {
     if (l.conn.isStop) return { task: null, message: 'The ant is stopped' };
-    const worker = await this.settings.worker(this.instance);
-    if (worker.status !== 'ok') return { task: null, message: 'The worker is stopped' };
-    const only = parseOnlyStep(await this.settings.onlyStep());
+    const settings = await this.settings.handOut();
+    if (!settings.worker) return { task: null, message: 'The worker is stopped' };
+    const only = settings.onlyStep;
     let steps = asked?.length ? asked : l.steps;
     if (only.length) steps = steps.length ? steps.filter((s) => only.includes(s)) : only;
     if (!steps.length) return { task: null, message: 'No step of this ant is allowed by only-step' };
-    const mode = await this.settings.usedProxy();
+    const mode = settings.usedProxy;
     const proxy = await this.proxies.pick(l.socket.id, mode);
     if (mode !== 0 && !proxy) return { task: null, message: 'No proxy available' };
     const t = await this.queue.lease(l.socket.id, l.conn.name, steps);
@@ -231,7 +249,7 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
       if (page) task.data = { text: page.body ?? '', title: page.title ?? '' };
     }
     this.change(l, { status: 'work', task: { Id: t.Id, step: t.step, item: t.item, time: t.time }, proxy: proxy?.ip ?? null });
-    this.tasksChanged(false);
+    this.tasksChanged(0);
     return { task };
   }
 
@@ -328,14 +346,31 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
     this.realtime.emit(event, payload as never, 1);
   }
 
-  /** Tasks arrived (or came back): every ant of every instance asks again. */
-  wake() {
-    this.nsp?.emit('hub.wake', {});
+  /**
+   * Ants should ask for a task again. `n` tasks arrived (or came back): up to `n` idle ants of each
+   * instance are woken (an ant that is working asks by itself when it is done, and one not woken asks
+   * within its idle poll); without `n` (the worker switched on, only-step or the proxies changed) every
+   * idle ant is. Waking all ants for every task queued made them all ask at once, nearly all in vain.
+   */
+  wake(n = Infinity) {
+    if (n <= 0) return;
+    this.wakeLocal(n);
+    if (this.cfg.redisUrl) this.nsp?.serverSideEmit('ant:wake', Number.isFinite(n) ? n : 1e9);
   }
 
-  /** The queue changed: operators get the task list and stats (debounced), ants a wake-up when asked. */
-  tasksChanged(wake: boolean) {
-    if (wake) this.wake();
+  private wakeLocal(n: number) {
+    for (const l of this.local.values()) {
+      if (n <= 0) break;
+      if (!l.idle || l.conn.isStop) continue;
+      l.idle = false;
+      l.socket.emit('hub.wake', {});
+      n--;
+    }
+  }
+
+  /** The queue changed: operators get the task list and stats (debounced); `wake` tasks are ready for ants. */
+  tasksChanged(wake: number) {
+    this.wake(wake);
     if (this.taskTimer) return;
     this.taskTimer = setTimeout(() => {
       this.taskTimer = undefined;
@@ -368,7 +403,7 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
     const n = await this.queue.expire().catch(() => 0);
     if (n) {
       this.log.log(`${n} expired lease(s): task(s) back to the queue`);
-      this.tasksChanged(true);
+      this.tasksChanged(n);
     }
   }
 }
