@@ -193,6 +193,20 @@ describe('cron engine', () => {
     await rpc('cfg.appCronDelete', { Id });
   });
 
+  test('tasks due at the same second all run for that second (one timer for every task, nothing moved to another second)', async () => {
+    const names = ['same-a', 'same-b', 'same-c'];
+    const ids: number[] = [];
+    for (const n of names) ids.push((await save(everySecond(n, `curl=${peer.url}/fast/${n}`))).Id);
+    await waitFor('each ran twice', () => names.every((n) => peer.count(`/fast/${n}`) >= 2), 5_000);
+    for (const Id of ids) await rpc('saveAppCron', { Id, suspended: 1 });
+    const seconds = await Promise.all(ids.map(async (Id) => new Set((await runs(Id)).filter((r) => r.source === 'tick').map((r) => r.scheduled))));
+    for (const set of seconds) for (const sec of set) expect(Date.parse(sec!) % 1000).toBe(0);
+    // The seconds between the last creation and the first pause were run by all three, for the same scheduled second.
+    const shared = [...seconds[0]].filter((sec) => seconds[1].has(sec) && seconds[2].has(sec));
+    expect(shared.length).toBeGreaterThanOrEqual(1);
+    for (const Id of ids) await rpc('cfg.appCronDelete', { Id });
+  });
+
   test('an HTTP failure is recorded as error with the status', async () => {
     const { Id } = await save({ name: 'fail', cmd: `curl=${peer.url}/fail|method=POST|arg=a=1`, suspended: 1 });
     await rpc('cron.executeTask', { Id });

@@ -5,6 +5,7 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { CRON_OUTPUT_TAIL, parseCronCmd } from '../../src/contracts/cron.js';
 import { AppError } from '../../src/core/errors.js';
 import type { RpcRegistry } from '../../src/core/rpc/rpc.registry.js';
@@ -20,6 +21,14 @@ beforeAll(async () => {
     if (req.url === '/big') res.end(BIG);
     else if (req.url === '/never') hanging.add(res);
     else if (req.url === '/teapot') { res.statusCode = 418; res.end('short and stout'); }
+    else if (req.url === '/reason') { res.statusCode = 503; res.statusMessage = 'Back Soon'; res.end(); }
+    else if (req.url === '/moved') { res.statusCode = 302; res.setHeader('location', '/echo?from=moved'); res.end(); }
+    else if (req.url === '/gzip') { res.setHeader('content-encoding', 'gzip'); res.end(gzipSync('unpacked body')); }
+    else if (req.url?.startsWith('/echo')) {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c));
+      req.on('end', () => res.end(JSON.stringify({ method: req.method, url: req.url, auth: req.headers.authorization ?? null, type: req.headers['content-type'] ?? null, accept: req.headers.accept, body })));
+    }
     else res.end(`ok ${req.method} ${req.url}`);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -61,6 +70,36 @@ describe('curl= tasks', () => {
     const p = run(`curl=${url}/never`, { abort });
     setTimeout(() => abort.abort(KILLED), 100);
     expect(await p).toEqual({ status: 'killed', message: 'Killed', output: null });
+  });
+  test('method, form body and Basic auth from the URL user part (percent-decoded, not in the URL)', async () => {
+    const r = await run(`curl=${url.replace('//', '//bob:p%40ss@')}/echo|method=POST|arg=a=1&&b=x y`);
+    expect(r.status).toBe('ok');
+    expect(JSON.parse(r.output!)).toEqual({
+      method: 'POST', url: '/echo', auth: 'Basic ' + Buffer.from('bob:p@ss').toString('base64'), type: 'application/x-www-form-urlencoded', accept: '*/*', body: 'a=1&b=x+y',
+    });
+  });
+  test('a JSON argument is the body; HEAD reads no body', async () => {
+    const r = await run(`curl=${url}/echo|method=PUT|arg={"a":1}`);
+    expect(JSON.parse(r.output!)).toMatchObject({ method: 'PUT', type: 'application/json', body: '{"a":1}', auth: null });
+    expect(await run(`curl=${url}/echo|method=HEAD`)).toEqual({ status: 'ok', message: 'HTTP 200 OK', output: '' });
+  });
+  test("the server's own reason phrase is the message", async () => {
+    expect(await run(`curl=${url}/reason`)).toEqual({ status: 'error', message: 'HTTP 503 Back Soon', output: '' });
+  });
+  test('redirects are followed (a POST after 302 becomes a GET)', async () => {
+    const r = await run(`curl=${url}/moved|method=POST|arg=a=1`);
+    expect(r.status).toBe('ok');
+    expect(JSON.parse(r.output!)).toMatchObject({ method: 'GET', url: '/echo?from=moved', body: '' });
+  });
+  test('a compressed body is decoded', async () => {
+    expect(await run(`curl=${url}/gzip`)).toEqual({ status: 'ok', message: 'HTTP 200 OK', output: 'unpacked body' });
+  });
+  test('kill before the request is sent, and many runs in parallel on the shared agent', async () => {
+    const abort = new AbortController();
+    abort.abort(KILLED);
+    expect(await run(`curl=${url}/a`, { abort })).toEqual({ status: 'killed', message: 'Killed', output: null });
+    const all = await Promise.all(Array.from({ length: 50 }, (_, i) => run(`curl=${url}/p${i}`)));
+    expect(all.map((r) => r.output)).toEqual(Array.from({ length: 50 }, (_, i) => `ok GET /p${i}`));
   });
   test('a refused connection is an error naming the cause', async () => {
     const closed = createServer();

@@ -18,16 +18,22 @@ import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
 import { CronHistory } from './cron-history.js';
 import { CronSettingEntity, CronTaskEntity } from './cron.entities.js';
 import { ALIVE_MS, CronCoordinator, type CronControl, type RunningMark } from './cron-coordinator.js';
-import { KILLED, runCronCmd, SHUTDOWN, type RunOutcome } from './cron-runner.js';
+import { httpPlanOf, KILLED, RunAbort, runCronCmd, runHttp, SHUTDOWN, type HttpPlan, type RunOutcome } from './cron-runner.js';
 import { openSecrets, resolveSecrets, sealSecrets } from './cron-secret.js';
 
 interface Entry {
   task: CronTaskEntity;
   pattern: string;
+  /** The schedule while the task is scheduled here: croner without a callback, used only for its next runs (the engine keeps one timer for all tasks). */
   job: Cron | null;
-  /** The tick the job is waiting for (epoch ms): the scheduled time a firing is measured against. */
+  /** The tick the job is waiting for (epoch ms): the scheduled time a firing is measured against, and its key in `due`. */
   expected: number | null;
+  /** What the task runs, for the cmd and sealed secrets it was worked out from (`key`). */
+  prep?: { key: string; p: Prepared };
 }
+
+/** What a task runs, worked out when it is scheduled (Entry.prep): the cmd with its secrets and its HTTP request, or why it cannot run. */
+type Prepared = { cmd: CronCmd; http: HttpPlan | null } | { error: string };
 
 interface Run {
   Id: number;
@@ -35,7 +41,7 @@ interface Run {
   scheduled: Date | null;
   started: Date;
   uid: number | null;
-  abort: AbortController;
+  abort: RunAbort;
   mark: RunningMark;
   done: Promise<void>;
 }
@@ -53,6 +59,8 @@ const SETTING_NS = 'lock_ns';
 /** Status events are gathered for this long and sent as one `cron.status` (1,000 tasks a second stay 20 events). */
 const EMIT_MS = 50;
 const OWNER_CACHE_MS = 1000;
+/** The wake-up timer never sleeps longer than this (setTimeout's limit is about 24.8 days); it re-arms. */
+const MAX_SLEEP_MS = 60_000;
 /** While Redis is down, the instance that runs a task's ticks holds its database lease this long past each tick (another takes over after). */
 const FALLBACK_LEASE_MS = 5000;
 /**
@@ -72,8 +80,11 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 /**
  * The cron engine: tasks from the database become croner schedules (six fields, second first), kept
  * in this engine's own map rather than @nestjs/schedule's SchedulerRegistry, which only holds the
- * `cron` package's CronJob. Each tick claims the run (Redis when configured), refuses to start a task
- * that is still running (a 'skipped' row), runs it (cron-runner.ts), records the run
+ * `cron` package's CronJob. Croner only computes each task's next run; the engine keeps the tasks in
+ * buckets by that second (`due`) under one timer, so every task due at a second is started in one
+ * pass at that second (no timer callback per task, nothing spread over the second). Each tick claims
+ * the run (Redis when configured), refuses to start a task that is still running (a 'skipped' row),
+ * runs it (cron-runner.ts; `curl=` through undici's dispatcher on one keep-alive agent, cron-http.ts), records the run
  * and tells every admin through `cron.status`. Pause/resume, run now, kill, the service switch and
  * reload act on the same map; with Redis they reach every instance.
  */
@@ -82,6 +93,10 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger('Cron');
   readonly coordinator = new CronCoordinator();
   private readonly entries = new Map<number, Entry>();
+  /** The scheduled entries by the tick they wait for (epoch ms), and the one timer that wakes for the earliest. */
+  private readonly due = new Map<number, Set<Entry>>();
+  private wake?: ReturnType<typeof setTimeout>;
+  private wakeAt = Infinity;
   private readonly running = new Map<number, Run>();
   private readonly last = new Map<number, LastRun>();
   private serviceOn = true;
@@ -129,7 +144,8 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   /** Stops every schedule, interrupts what still runs (recorded), writes the history, leaves Redis. */
   async onModuleDestroy() {
     this.active = false;
-    for (const e of this.entries.values()) e.job?.stop();
+    for (const e of this.entries.values()) this.unschedule(e);
+    clearTimeout(this.wake);
     const runs = [...this.running.values()];
     for (const r of runs) r.abort.abort(SHUTDOWN);
     await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, 3000).unref())]);
@@ -172,6 +188,27 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     return fillCronSecrets(parseCronCmd(task.cmd), secrets);
   }
 
+  /**
+   * What the task runs, kept on its entry while its cmd and sealed secrets stay the same: parsing the
+   * cmd, opening its secrets and building the HTTP request are done when it is scheduled (reload, save),
+   * not in the pass that starts a second's runs. The secrets stay open in memory meanwhile; the key that
+   * opens them is there anyway.
+   */
+  private prepare(task: CronTaskEntity): Prepared {
+    const key = `${task.cmd}\n${task.cmd_secret ?? ''}`;
+    const e = this.entries.get(task.Id);
+    if (e?.prep?.key === key) return e.prep.p;
+    let p: Prepared;
+    try {
+      const cmd = this.realCmd(task);
+      p = { cmd, http: cmd.kind === 'http' ? httpPlanOf(cmd) : null };
+    } catch (err) {
+      p = { error: (err as Error).message };
+    }
+    if (e) e.prep = { key, p };
+    return p;
+  }
+
   /** A shared setting, created with `init()` when absent (two instances starting at once agree on the first). */
   private async setting(name: string, init: () => string): Promise<string> {
     const row = await this.settings.findOne({ where: { name } });
@@ -212,7 +249,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
       }
       for (const [Id, e] of this.entries) {
         if (seen.has(Id)) continue;
-        e.job?.stop();
+        this.unschedule(e);
         this.entries.delete(Id);
         this.last.delete(Id);
       }
@@ -230,32 +267,103 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   private apply(e: Entry) {
     const pattern = cronPattern(e.task);
     const want = this.active && this.cfg.cronEnabled && this.serviceOn && e.task.suspended === 0;
-    if (e.job && (!want || pattern !== e.pattern)) {
-      e.job.stop();
-      e.job = null;
-      e.expected = null;
-    }
+    if (e.job && (!want || pattern !== e.pattern)) this.unschedule(e);
     e.pattern = pattern;
+    if (want) this.prepare(e.task);
     if (want && !e.job) {
       try {
-        const Id = e.task.Id;
-        e.job = new Cron(pattern, { mode: '6-part', catch: (err) => this.log.error(`task ${Id}: ${String(err)}`) }, () => {
-          void this.onTick(Id);
-        });
-        e.expected = e.job.nextRun()?.getTime() ?? null;
+        e.job = new Cron(pattern, { mode: '6-part' });
+        this.schedule(e, Date.now());
       } catch (err) {
         this.log.warn(`task ${e.task.Id} not scheduled: ${(err as Error).message}`);
       }
     }
   }
 
-  private async onTick(Id: number) {
-    const e = this.entries.get(Id);
-    if (!e?.job) return;
+  /** Puts a scheduled entry in the bucket of its next run after `from` (`memo`: next runs already computed for a pattern from the same `from`). */
+  private schedule(e: Entry, from: number, memo?: Map<string, number | null>) {
+    let next = memo?.get(e.pattern);
+    if (next === undefined) {
+      next = e.job!.nextRun(new Date(from))?.getTime() ?? null;
+      memo?.set(e.pattern, next);
+    }
+    e.expected = next;
+    if (next === null) return;
+    let bucket = this.due.get(next);
+    if (!bucket) this.due.set(next, (bucket = new Set()));
+    bucket.add(e);
+    if (next < this.wakeAt) this.arm(next);
+  }
+
+  private unschedule(e: Entry) {
+    if (e.expected !== null) {
+      const bucket = this.due.get(e.expected);
+      bucket?.delete(e);
+      if (bucket?.size === 0) this.due.delete(e.expected);
+    }
+    e.job = null;
+    e.expected = null;
+  }
+
+  private arm(at: number) {
+    clearTimeout(this.wake);
+    this.wakeAt = at;
+    this.wake = setTimeout(() => this.fire(), Math.min(MAX_SLEEP_MS, Math.max(0, at - Date.now())));
+  }
+
+  /**
+   * The timer: every task due by now is started, bucket by bucket, in one pass (each run records its
+   * own start as it begins). Their next runs are computed after that pass, so that work never delays
+   * a start, once per pattern rather than once per task.
+   */
+  private fire() {
+    this.wake = undefined;
+    this.wakeAt = Infinity;
     const now = Date.now();
-    const scheduled = e.expected !== null && e.expected <= now ? e.expected : Math.floor(now / 1000) * 1000;
-    e.expected = e.job.nextRun()?.getTime() ?? null;
+    const ready: Array<[number, Set<Entry>]> = [];
+    for (const [at, bucket] of this.due) if (at <= now) ready.push([at, bucket]);
+    for (const [at] of ready) this.due.delete(at);
+    for (const [at, bucket] of ready) {
+      for (const e of bucket) {
+        e.expected = null;
+        try {
+          this.onTick(e, at);
+        } catch (err) {
+          this.log.error(`task ${e.task.Id}: ${(err as Error).message}`);
+        }
+      }
+    }
+    const memo = new Map<string, number | null>();
+    for (const [, bucket] of ready) {
+      for (const e of bucket) {
+        if (!e.job || e.expected !== null || this.entries.get(e.task.Id) !== e) continue;
+        try {
+          this.schedule(e, now, memo);
+        } catch (err) {
+          this.log.error(`task ${e.task.Id} not rescheduled: ${(err as Error).message}`);
+        }
+      }
+    }
+    let earliest = Infinity;
+    for (const at of this.due.keys()) if (at < earliest) earliest = at;
+    if (earliest < Infinity) this.arm(earliest);
+  }
+
+  /**
+   * One tick of a task. Without Redis nothing is awaited: the run starts here, inside the timer's pass.
+   * With Redis the tick is claimed first (one instance runs it).
+   */
+  private onTick(e: Entry, scheduled: number) {
     if (!this.active || !this.serviceOn) return;
+    if (!this.coordinator.distributed) {
+      this.begin(e.task, new Date(scheduled));
+      return;
+    }
+    void this.claimAndStart(e, scheduled);
+  }
+
+  private async claimAndStart(e: Entry, scheduled: number) {
+    const Id = e.task.Id;
     let viaLease = false;
     try {
       if (!(await this.coordinator.claimTick(Id, scheduled))) return; // another instance runs this tick
@@ -319,24 +427,46 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
+   * The run of `task`, registered as running here, or null when it is running here already: a tick then
+   * records a skip, a run-now is refused.
+   */
+  private newRun(task: CronTaskEntity, source: CronRunTrigger, scheduled: Date | null, uid: number | null): { run: Run; finish: () => void } | null {
+    const Id = task.Id;
+    const busy = this.running.get(Id);
+    if (busy) {
+      const msg = `Still running (started ${busy.started.toISOString()})`;
+      if (source === 'tick') {
+        this.skip(Id, scheduled, msg);
+        return null;
+      }
+      throw conflict(`Task ${Id} is already running (started ${busy.started.toISOString()})`);
+    }
+    let finish!: () => void;
+    const now = Date.now();
+    const run: Run = {
+      Id, source, scheduled, uid, started: new Date(now), abort: new RunAbort(),
+      mark: { instance: this.coordinator.instance, run: randomUUID().slice(0, 8), started: now, scheduled: scheduled?.getTime() ?? null },
+      done: new Promise<void>((r) => (finish = r)),
+    };
+    this.running.set(Id, run);
+    return { run, finish };
+  }
+
+  /** A tick on a single instance (no Redis, nothing to claim or mark): the run starts now, synchronously. */
+  private begin(task: CronTaskEntity, scheduled: Date) {
+    const r = this.newRun(task, 'tick', scheduled, null);
+    if (r) this.launch(task, r.run, r.finish);
+  }
+
+  /**
    * Starts a run of `task` unless it is running (here or, with Redis, anywhere): a tick then records a
    * skip, a run-now is refused. Resolves once the run has started; the run goes on in the background.
    */
   private async start(task: CronTaskEntity, source: CronRunTrigger, scheduled: Date | null, uid: number | null, viaLease = false): Promise<void> {
     const Id = task.Id;
-    const busy = this.running.get(Id);
-    if (busy) {
-      const msg = `Still running (started ${busy.started.toISOString()})`;
-      if (source === 'tick') return this.skip(Id, scheduled, msg);
-      throw conflict(`Task ${Id} is already running (started ${busy.started.toISOString()})`);
-    }
-    let finish!: () => void;
-    const run: Run = {
-      Id, source, scheduled, uid, started: new Date(), abort: new AbortController(),
-      mark: { instance: this.coordinator.instance, run: randomUUID().slice(0, 8), started: Date.now(), scheduled: scheduled?.getTime() ?? null },
-      done: new Promise<void>((r) => (finish = r)),
-    };
-    this.running.set(Id, run);
+    const r = this.newRun(task, source, scheduled, uid);
+    if (!r) return;
+    const { run, finish } = r;
     let marked = false;
     let why = '';
     let holder: RunningMark | null = null;
@@ -365,8 +495,13 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
       if (source === 'tick') return this.skip(Id, scheduled, why);
       throw conflict(holder ? `Task ${Id} is already running on another instance (${holder.instance}, started ${new Date(holder.started).toISOString()})` : why);
     }
+    this.launch(task, run, finish);
+  }
+
+  /** The run begins its work: its start is recorded now, just before its request is handed to the HTTP agent (or its action called). */
+  private launch(task: CronTaskEntity, run: Run, finish: () => void) {
     run.started = new Date();
-    this.changed(Id);
+    this.changed(task.Id);
     void this.execute(task, run).finally(finish);
   }
 
@@ -374,7 +509,10 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     const refresh = this.coordinator.refreshEvery(task.Id, run.mark);
     let outcome: RunOutcome;
     try {
-      outcome = await runCronCmd(this.realCmd(task), run.abort, { registry: this.registry, actor: () => this.actorFor(task) });
+      const p = this.prepare(task);
+      if ('error' in p) outcome = { status: 'error', message: p.error, output: null };
+      else if (p.http) outcome = await runHttp(p.http, run.abort);
+      else outcome = await runCronCmd(p.cmd, run.abort, { registry: this.registry, actor: () => this.actorFor(task) });
     } catch (err) {
       outcome = { status: 'error', message: (err as Error).message, output: null };
     }
@@ -437,7 +575,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   /** A deleted task: stop its schedule and any run, drop its state. */
   async forget(Id: number) {
     const e = this.entries.get(Id);
-    e?.job?.stop();
+    if (e) this.unschedule(e);
     this.entries.delete(Id);
     this.last.delete(Id);
     const r = this.running.get(Id);
