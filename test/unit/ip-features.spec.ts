@@ -10,9 +10,10 @@
 import Database from 'better-sqlite3';
 import { FEATURE_NAMES, type FeatureVector } from '../../src/contracts/firewall-train.js';
 import {
-  advanceSumsSteps, ensureSettingSteps, FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING, featuresOf, fromInput, loadFeatures, requiredLiteral, resetOnPatternSteps, rollupChunkSteps, runAsync, toInput,
+  advanceSumsSteps, COUNTERS as PACKED, ensureSettingSteps, FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING, featuresOf, fromInput, loadCounters, loadFeatures, requiredLiteral, resetOnPatternSteps, rollupChunkSteps, runAsync, toInput,
   type FeatureOptions, type FeatureRow, type Query, type RawQuery, type Step,
 } from '../../src/modules/firewall/train/ip-features.js';
+import { inputsOfCounters } from '../../src/modules/firewall/train/feature-vector.js';
 import { finishChunk, parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
 import { generateTraffic, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
 
@@ -384,6 +385,26 @@ function sqlSuite(label: string, open: () => Promise<TestDb>, digits: number) {
       await expectAll({ tailInJsMax: 0, raw: db.raw });
       // a cut never moves back
       expect(await runAsync(advanceSumsSteps(firstMinute - 10), db.exec)).toBe(false);
+    });
+
+    it('loadCounters packed for the scoring thread: the inputs it builds there (inputsOfCounters) equal toInput of loadFeatures, and featuresOf; whole host (sums in pages) and by list', async () => {
+      await unroll(db);
+      // sums (cut before the window), the minutes of addresses reaching before it, and a raw tail
+      await rollTo(db, TRAFFIC_BOOK_PATTERN, idOf(minuteEdge(Math.floor(entries.length * 0.7)) - 1), Infinity, firstMinute - 3);
+      for (const more of [{}, { ips: [...byIp.keys()].slice(0, 700) }, { tailInJsMax: 0 }]) {
+        const t = await loadCounters(db.q, db.dialect, 'Books.Test', { ...opts, raw: db.raw, ...more });
+        const feats = await loadFeatures(db.q, db.dialect, 'Books.Test', { ...opts, raw: db.raw, ...more });
+        expect(t.counters.length).toBe(t.ips.length * PACKED);
+        expect([...t.ips].sort()).toEqual([...feats.keys()].sort());
+        expect(t.ips.length).toBeGreaterThan(50);
+        const inputs = inputsOfCounters(t.counters);
+        expect(inputs.length).toBe(t.ips.length * FEATURE_NAMES.length);
+        t.ips.forEach((ip, i) => {
+          const got = Array.from(inputs.subarray(i * FEATURE_NAMES.length, (i + 1) * FEATURE_NAMES.length));
+          expect([ip, got]).toEqual([ip, toInput(feats.get(ip)!)]);
+          expectSame(fromInput(got), featuresOf(byIp.get(ip)!, opts));
+        });
+      }
     });
 
     it('per-address sums kept incrementally: chunks splitting minutes, several rollups, the cut moving between them; the sums equal sums made anew, each feature equal', async () => {

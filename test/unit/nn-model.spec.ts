@@ -12,6 +12,7 @@ import { featuresOf, toInput } from '../../src/modules/firewall/train/ip-feature
 import { finishChunk, parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
 import { Scorer, trainInWorker, typicalInput, type TrainProgress, type TrainSample } from '../../src/modules/firewall/train/nn-model.js';
 import { ScoringThread } from '../../src/modules/firewall/train/nn-score.thread.js';
+import { COUNTERS, inputsOfCounters } from '../../src/modules/firewall/train/feature-vector.js';
 import { generateTraffic, prng, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
 
 const START = Date.UTC(2026, 4, 12, 9, 0, 0) / 1000; // 09:00 UTC: daytime
@@ -93,6 +94,37 @@ describe('Scorer', () => {
         expect(view.length).toBe(10 * FEATURE_NAMES.length);
         await thread.close(); // the next round starts another thread and sends the weights again
       }
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('ScoringThread.scoreCounters: the thread builds the inputs from packed counters (inputsOfCounters) and scores them as scoreFlat does', async () => {
+    const rnd = prng(11);
+    const net = new brain.NeuralNetwork({ hiddenLayers: [...NN_HIDDEN_LAYERS], activation: 'sigmoid' });
+    net.train(Array.from({ length: 30 }, () => ({ input: FEATURE_NAMES.map(() => rnd()), output: [rnd() < 0.5 ? 0 : 1] })), { iterations: 2 });
+    const scorer = new Scorer(net.toJSON());
+    // 257 addresses' counters: n rows, the other counts up to n, first/last seconds apart (one with no rows)
+    const counters = new Float64Array(257 * COUNTERS);
+    for (let i = 1; i < 257; i++) {
+      const p = i * COUNTERS;
+      const n = 1 + Math.floor(rnd() * 200);
+      for (let k = 0; k < COUNTERS - 2; k++) counters[p + k] = Math.floor(rnd() * (n + 1));
+      counters[p] = n;
+      counters[p + COUNTERS - 2] = 1_700_000_000 + Math.floor(rnd() * 600);
+      counters[p + COUNTERS - 1] = counters[p + COUNTERS - 2] + Math.floor(rnd() * 3000);
+    }
+    const inputs = inputsOfCounters(counters);
+    expect(Array.from(inputs.subarray(0, FEATURE_NAMES.length))).toEqual(FEATURE_NAMES.map(() => 0));
+    expect(new Set(Array.from(inputs)).size).toBeGreaterThan(100);
+    const want = scorer.scoreFlat(inputs);
+    const thread = new ScoringThread();
+    try {
+      const copy = Float64Array.from(counters);
+      expect(Array.from(await thread.scoreCounters('books.test\n1', scorer, copy))).toEqual(Array.from(want));
+      expect(copy.length).toBe(0); // transferred
+      // inputs and counters through the same thread and model
+      expect(Array.from(await thread.score('books.test\n1', scorer, Float64Array.from(inputs)))).toEqual(Array.from(want));
     } finally {
       await thread.close();
     }

@@ -11,7 +11,7 @@ import { In, IsNull, type DataSource, type Repository } from 'typeorm';
 import type { z } from 'zod';
 import { FW_MESSAGES } from '../../../contracts/firewall-rules.js';
 import {
-  AUTO_BANS_PAGE_SIZE, AutoBanListArgs, FEATURE_NAMES, FEATURE_WINDOW_S, HostArgs, NN_AUTO_BAN_STATUS, NN_AUTOBAN_CONFIG_TYPE, NN_DECISION_THRESHOLD, NN_SCORE_LIST_MAX, NN_TOP_EFFECTS,
+  AUTO_BANS_PAGE_SIZE, AutoBanListArgs, FEATURE_WINDOW_S, HostArgs, NN_AUTO_BAN_STATUS, NN_AUTOBAN_CONFIG_TYPE, NN_DECISION_THRESHOLD, NN_SCORE_LIST_MAX, NN_TOP_EFFECTS,
   NeyronDataArgs, ScoreNowArgs, UndoAutoBanArgs,
   type AiReport, type AutoBanRow, type FeatureVector, type NeyronScore, type ScoreResult,
 } from '../../../contracts/firewall-train.js';
@@ -25,7 +25,7 @@ import { CfgConfigsService } from '../../cfg-configs/cfg-configs.service.js';
 import { FirewallRulesService } from '../rules/firewall-rules.service.js';
 import { NnAutoBanEntity, NnModelEntity, TrainDataEntity } from './firewall-train.entities.js';
 import { FirewallTrainService, type LoadedModel } from './firewall-train.service.js';
-import { toInput } from './ip-features.js';
+import { COUNTERS, toInput, type CounterTable } from './ip-features.js';
 import { typicalInput } from './nn-model.js';
 import { ScoringThread } from './nn-score.thread.js';
 
@@ -34,6 +34,8 @@ import { ScoringThread } from './nn-score.thread.js';
 export const AI_REPORT_ADDRESSES = 50;
 /** Addresses scored per batch (features loaded, scored, banned). */
 const SCORE_BATCH = 2000;
+/** The addresses seen since the last scoring are read along the primary key when it is at most this many Ids behind. */
+const SEEN_BY_ID_MAX = 200_000;
 
 /** A host's auto-ban setting from cluster configs: the threshold, or null (off), and a bad value's message. */
 export interface AutoBanSetting {
@@ -174,20 +176,47 @@ export class FirewallScoreService implements OnModuleDestroy {
     const threshold = setting.threshold;
     const row = await this.models.findOne({ where: { host }, select: { host: true, version: true, scored_id: true } });
     if (!row || row.version !== version) return result; // replaced meanwhile: the next run scores with the new one
-    // addresses with rows stored since the last scoring (Id), within the window (the host's index range)
-    const seen = (await this.db.query(
-      'SELECT ip, MAX(Id) AS last FROM fw_access_log WHERE proxy_host = ? AND stime >= ? AND Id > ? GROUP BY ip',
-      [host, nowS() - FEATURE_WINDOW_S, row.scored_id],
-    ) as Array<{ ip: string; last: unknown }>).map((r) => ({ ip: String(r.ip), last: Number(r.last) }));
-    if (!seen.length) return result;
+    const [top] = (await this.db.query('SELECT MAX(Id) AS m FROM fw_access_log')) as Array<{ m: unknown }>;
+    const maxId = Number(top?.m ?? 0);
+    if (maxId <= row.scored_id) return result;
+    // a new version (scored_id 0) scores the whole window: every address of the host's counters, read
+    // in one pass (loadCounters); otherwise the addresses with rows stored since the last scoring (Id)
+    // within the window, read by Id when few (the primary key: the time index would walk the whole hour)
+    let whole: CounterTable | null = null;
+    let seen: string[];
+    if (row.scored_id === 0) {
+      whole = await this.train.counters(host);
+      seen = whole.ips;
+    } else {
+      const table = maxId - row.scored_id > SEEN_BY_ID_MAX ? 'fw_access_log' : this.train.dialect === 'sqlite' ? 'fw_access_log NOT INDEXED' : 'fw_access_log FORCE INDEX (PRIMARY)';
+      seen = ((await this.db.query(
+        `SELECT DISTINCT ip FROM ${table} WHERE proxy_host = ? AND Id > ? AND Id <= ? AND stime >= ?`,
+        [host, row.scored_id, maxId, nowS() - FEATURE_WINDOW_S],
+      )) as Array<{ ip: string }>).map((r) => String(r.ip));
+    }
+    if (!seen.length) {
+      await this.models.update({ host, version }, { scored_id: maxId });
+      return result;
+    }
     const allow = await this.rules.allowlist();
+    const thread = (this.thread ??= new ScoringThread());
+    const key = `${host}\n${version}`;
+    // the main thread reads and packs the counters; the scoring thread builds the inputs and runs the
+    // forward pass, batch after batch, while the main thread reads the next batch (or bans the last's)
+    const batchOf = async (i: number): Promise<CounterTable> => {
+      if (!whole) return this.train.counters(host, seen.slice(i, i + SCORE_BATCH));
+      return { ips: whole.ips.slice(i, i + SCORE_BATCH), counters: whole.counters.slice(i * COUNTERS, (i + SCORE_BATCH) * COUNTERS) };
+    };
+    const scoring = (t: CounterTable) => {
+      const scores = thread.scoreCounters(key, model.scorer, t.counters);
+      scores.catch(() => undefined); // awaited below; a batch left behind by a failure must not be an unhandled rejection
+      return { ips: t.ips, scores };
+    };
+    let cur = scoring(await batchOf(0));
     for (let i = 0; i < seen.length; i += SCORE_BATCH) {
-      const ips = seen.slice(i, i + SCORE_BATCH).map((s) => s.ip);
-      const feats = await this.train.features(host, ips);
-      const list = ips.filter((ip) => feats.has(ip));
-      const inputs = new Float64Array(list.length * FEATURE_NAMES.length);
-      list.forEach((ip, k) => inputs.set(toInput(feats.get(ip)!), k * FEATURE_NAMES.length));
-      const scores = await (this.thread ??= new ScoringThread()).score(`${host}\n${version}`, model.scorer, inputs);
+      const [scores, next] = await Promise.all([cur.scores, i + SCORE_BATCH < seen.length ? batchOf(i + SCORE_BATCH) : null]);
+      const list = cur.ips;
+      if (next) cur = scoring(next);
       result.scored += list.length;
       const over = list.map((ip, k) => ({ ip, score: scores[k] })).filter((s) => s.score >= threshold);
       if (!over.length) continue;
@@ -207,8 +236,7 @@ export class FirewallScoreService implements OnModuleDestroy {
         } else result.skipped.push({ ...s, reason: 'rule' });
       }
     }
-    const newest = seen.reduce((m, s) => Math.max(m, s.last), row.scored_id);
-    await this.models.update({ host, version }, { scored_id: newest });
+    await this.models.update({ host, version }, { scored_id: maxId });
     return result;
   }
 

@@ -23,7 +23,7 @@ import { Rpc, type RpcContext } from '../../../core/rpc/rpc.decorator.js';
 import { FirewallRulesService } from '../rules/firewall-rules.service.js';
 import { NnModelEntity, TrainDataEntity } from './firewall-train.entities.js';
 import { FirewallTrafficService } from '../traffic/firewall-traffic.service.js';
-import { driverRawQuery, loadFeatures, toInput, type Query, type RawQuery } from './ip-features.js';
+import { driverRawQuery, loadCounters, loadFeatures, toInput, type CounterTable, type LoadOptions, type Query, type RawQuery } from './ip-features.js';
 import { Scorer, trainInWorker, typicalInput, type TrainSample } from './nn-model.js';
 
 const refuse = (field: string, message: string) => new AppError(422, message, 'rules', { [field]: message });
@@ -82,9 +82,18 @@ export class FirewallTrainService implements OnModuleDestroy {
 
   /** The feature vectors of addresses of a host from their stored rows (ip-features.ts), by address. */
   async features(host: string, ips?: string[]): Promise<Map<string, FeatureVector>> {
-    const q: Query = (sql, params) => this.db.query(sql, params);
-    const bookPattern = await this.traffic.bookPattern();
-    return loadFeatures(q, this.dialect, host, { bookPattern, raw: (this.raw ??= driverRawQuery(this.db)), ...(ips ? { ips } : {}) });
+    return loadFeatures(this.query, this.dialect, host, await this.loadOptions(ips));
+  }
+
+  /** The same addresses' counters, packed for the scoring thread (loadCounters: it builds the vectors). */
+  async counters(host: string, ips?: string[]): Promise<CounterTable> {
+    return loadCounters(this.query, this.dialect, host, await this.loadOptions(ips));
+  }
+
+  private readonly query: Query = (sql, params) => this.db.query(sql, params);
+
+  private async loadOptions(ips?: string[]): Promise<LoadOptions> {
+    return { bookPattern: await this.traffic.bookPattern(), raw: (this.raw ??= driverRawQuery(this.db)), ...(ips ? { ips } : {}) };
   }
 
   private noRows = (field: string, ip: string, host: string) =>

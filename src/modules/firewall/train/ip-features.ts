@@ -11,7 +11,9 @@
  *     watermark) grouped per minute in SQL the same way as the rollup (`minuteGroupSteps`), merged in JS;
  *   - featuresOf: the same per-minute counters built in memory from rows (tests, and whatever already
  *     holds the rows).
- * Both sum minutes into an `Agg` (`addMinute`) and turn it into the vector with `vectorOf`.
+ * Both sum minutes per address (`addMinute`; loadCounters packs the sums into one Float64Array, 20
+ * counters an address: CounterTable) and the vector comes from the sums by `writeInput`
+ * (feature-vector.ts), the same code on the main thread and in the scoring thread.
  *
  * The window: whole minutes. A row counts when its minute floor(stime / 60) lies in
  * [floor((now - window) / 60), floor(now / 60)] (so up to 59 s more than `window` at the start, and the
@@ -47,6 +49,9 @@ import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { LIKE_CONTAINS, likeEscape } from '../../../core/database/like.js';
 import { FEATURE_NAMES, FEATURE_WINDOW_S, type FeatureName, type FeatureVector } from '../../../contracts/firewall-train.js';
+import { COUNTER_COLUMNS, COUNTERS, INPUT_SIZE, writeInput } from './feature-vector.js';
+
+export { COUNTER_COLUMNS, COUNTERS } from './feature-vector.js';
 
 /** A query on the app's database: `?` placeholders, answers the rows (TypeORM `DataSource.query` fits). */
 export type Query = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
@@ -113,16 +118,8 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const LIBRARY_RE = new RegExp(LIBRARY_AGENT_TOKENS.map(escapeRe).join('|'), 'i');
 const BOT_RE = new RegExp(DECLARED_BOT_TOKENS.map(escapeRe).join('|'), 'i');
 
-/** Caps of the transforms (see the table above). */
-const RATE_CAP = 600;
-const BOOKS_CAP = 60;
-const RT_CAP_MS = 10_000;
-const DEPTH_CAP = 10;
-const AGENTS_CAP = 10;
+/** Night ends at 06:00 UTC (the caps of the other transforms: feature-vector.ts). */
 const NIGHT_END_S = 6 * 3600;
-
-const logScale = (x: number, cap: number) => (x <= 0 ? 0 : Math.min(1, Math.log1p(x) / Math.log1p(cap)));
-const clamp01 = (x: number) => (x > 0 ? (x < 1 ? x : 1) : 0);
 
 /** Agent classes: 0 missing, bit 1 library, bit 2 declared bot. */
 const agentCache = new Map<string, number>();
@@ -165,11 +162,7 @@ export interface MinuteCounters {
   last_stime: number;
 }
 
-/** The counter columns, in table order. */
-export const COUNTER_COLUMNS = [
-  'n', 'nonstatic', 'busy_s', 'urls', 'c4xx', 'c5xx', 'static', 'empty_ref', 'ua_missing', 'ua_library', 'ua_bot', 'agents', 'head_post',
-  'rt_sum', 'rt_n', 'night', 'depth_sum', 'books', 'first_stime', 'last_stime',
-] as const satisfies ReadonlyArray<keyof MinuteCounters>;
+// COUNTER_COLUMNS (feature-vector.ts) lists these counters in table order (vectorOf's a[k] checks the names)
 
 const emptyCounters = (): MinuteCounters => ({
   n: 0, nonstatic: 0, busy_s: 0, urls: 0, c4xx: 0, c5xx: 0, static: 0, empty_ref: 0, ua_missing: 0, ua_library: 0, ua_bot: 0, agents: 0,
@@ -207,34 +200,20 @@ function addMinute(a: Agg, c: MinuteCounters) {
   if (c.last_stime > a.last_stime) a.last_stime = c.last_stime;
 }
 
-/** The one place where counters become the vector (the table in the header). */
+/** An Agg's vector (the transforms: writeInput, feature-vector.ts, the one place for them). */
 function vectorOf(a: Agg): FeatureVector {
-  const n = a.n;
-  if (!n) {
-    const zero = {} as FeatureVector;
-    for (const name of FEATURE_NAMES) zero[name] = 0;
-    return zero;
-  }
-  const minutes = Math.max(1, (a.last_stime - a.first_stime) / 60);
-  // keys in FEATURE_NAMES order
-  return {
-    rate: logScale(n / minutes, RATE_CAP),
-    burst: a.nonstatic ? clamp01((a.nonstatic - a.busy_s) / a.nonstatic) : 0,
-    distinct_urls: clamp01(a.urls / n),
-    share_4xx: clamp01(a.c4xx / n),
-    share_5xx: clamp01(a.c5xx / n),
-    share_static: clamp01(a.static / n),
-    empty_ref: clamp01(a.empty_ref / n),
-    ua_missing: clamp01(a.ua_missing / n),
-    ua_library: clamp01(a.ua_library / n),
-    ua_bot: clamp01(a.ua_bot / n),
-    agents_per_ip: clamp01((a.agents - 1) / (AGENTS_CAP - 1)),
-    head_post: clamp01(a.head_post / n),
-    request_time: a.rt_n ? logScale((a.rt_sum / a.rt_n) * 1000, RT_CAP_MS) : 0,
-    night: clamp01(a.night / n),
-    url_depth: clamp01(a.depth_sum / n / DEPTH_CAP),
-    books_per_min: logScale(a.books / minutes, BOOKS_CAP),
-  };
+  const c = new Float64Array(COUNTERS);
+  COUNTER_COLUMNS.forEach((k, i) => (c[i] = a[k]));
+  return vectorAt(c, 0);
+}
+
+/** The vector of the packed counters at c[p .. p + COUNTERS). */
+function vectorAt(c: Float64Array, p: number): FeatureVector {
+  const v = new Float64Array(INPUT_SIZE);
+  writeInput(c, p, v, 0);
+  const f = {} as FeatureVector;
+  for (let k = 0; k < INPUT_SIZE; k++) f[FEATURE_NAMES[k]] = v[k];
+  return f;
 }
 
 /** '/' in the path part of a URL (before '?'). */
@@ -393,6 +372,8 @@ export function requiredLiteral(re: RegExp): string | null {
 
 /** IN lists of at most this many addresses. */
 export const IP_CHUNK = 500;
+/** Sums rows per statement when loadCounters reads a whole host. */
+const SUMS_PAGE = 5000;
 
 const num = (v: unknown) => (v == null ? 0 : Number(v));
 
@@ -730,19 +711,107 @@ export function* advanceSumsSteps(cut: number, opts: { onlyIfSet?: boolean } = {
  * every address with rows in the window's minutes, or only `ips` (addresses without rows are left out).
  * Equal to featuresOf on the same rows (see the header for the one approximation of split minutes).
  */
-export async function loadFeatures(
-  q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: FeatureOptions & { ips?: string[]; tailInJsMax?: number; raw?: RawQuery },
-): Promise<Map<string, FeatureVector>> {
-  const x = { tailInJsMax: opts.tailInJsMax ?? TAIL_IN_JS_MAX, raw: opts.raw ?? rawOf(q) };
-  const win = windowMinutes(opts);
+export async function loadFeatures(q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: LoadOptions): Promise<Map<string, FeatureVector>> {
+  const t = await loadCounters(q, dialect, host, opts);
   const out = new Map<string, FeatureVector>();
-  const h = host.toLowerCase();
-  if (opts.ips) {
-    const ips = [...new Set(opts.ips)];
-    for (let i = 0; i < ips.length; i += IP_CHUNK) for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, ips.slice(i, i + IP_CHUNK), x)) out.set(ip, vectorOf(a));
-  } else for (const [ip, a] of await loadAggs(q, dialect, h, win, opts.bookPattern, null, x)) out.set(ip, vectorOf(a));
+  t.ips.forEach((ip, i) => out.set(ip, vectorAt(t.counters, i * COUNTERS)));
   return out;
 }
+
+export type LoadOptions = FeatureOptions & { ips?: string[]; tailInJsMax?: number; raw?: RawQuery };
+
+/**
+ * A host's addresses and their summed counters, packed: `counters` holds COUNTERS numbers an address
+ * (COUNTER_COLUMNS order; agents the most of one minute, first/last the oldest and newest second), the
+ * address `ips[i]` at i * COUNTERS. What the scoring thread turns into inputs (inputsOfCounters): one
+ * transferable buffer instead of an object per address.
+ */
+export interface CounterTable {
+  ips: string[];
+  counters: Float64Array;
+}
+
+/** The counters behind loadFeatures's vectors (the same addresses, packed: CounterTable). */
+export async function loadCounters(q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: LoadOptions): Promise<CounterTable> {
+  const x = { tailInJsMax: opts.tailInJsMax ?? TAIL_IN_JS_MAX, raw: opts.raw ?? rawOf(q) };
+  const win = windowMinutes(opts);
+  const h = host.toLowerCase();
+  if (!opts.ips) return (await loadPacked(q, dialect, h, win, opts.bookPattern, null, x)).table();
+  const ips = [...new Set(opts.ips)];
+  const parts: CounterTable[] = [];
+  for (let i = 0; i < ips.length; i += IP_CHUNK) parts.push((await loadPacked(q, dialect, h, win, opts.bookPattern, ips.slice(i, i + IP_CHUNK), x)).table());
+  if (parts.length === 1) return parts[0];
+  const counters = new Float64Array(parts.reduce((n, t) => n + t.counters.length, 0));
+  let at = 0;
+  for (const t of parts) {
+    counters.set(t.counters, at);
+    at += t.counters.length;
+  }
+  return { ips: parts.flatMap((t) => t.ips), counters };
+}
+
+/** Counters of addresses being summed, packed as CounterTable (grown as addresses come). */
+class Packed {
+  readonly ips: string[] = [];
+  private readonly index = new Map<string, number>();
+  c = new Float64Array(COUNTERS * 1024);
+
+  get size() {
+    return this.ips.length;
+  }
+
+  /** Where the counters of `ip` start (an address not seen yet gets empty ones). */
+  at(ip: string): number {
+    const i = this.index.get(ip);
+    if (i !== undefined) return i * COUNTERS;
+    const n = this.ips.length;
+    this.index.set(ip, n);
+    this.ips.push(ip);
+    const p = n * COUNTERS;
+    if (p + COUNTERS > this.c.length) {
+      const c = new Float64Array(this.c.length * 2);
+      c.set(this.c);
+      this.c = c;
+    }
+    this.c[p + FIRST] = Infinity;
+    this.c[p + LAST] = -Infinity;
+    return p;
+  }
+
+  find(ip: string): number {
+    const i = this.index.get(ip);
+    return i === undefined ? -1 : i * COUNTERS;
+  }
+
+  /** The counters of `ip` from a raw row's columns `from` .. from + COUNTERS - 1 (COUNTER_COLUMNS order). */
+  set(ip: string, r: unknown[], from: number) {
+    const p = this.at(ip);
+    const c = this.c;
+    for (let k = 0; k < COUNTERS; k++) c[p + k] = num(r[from + k]);
+  }
+
+  /** Adds one minute's counters (addMinute). */
+  add(ip: string, m: MinuteCounters) {
+    const p = this.at(ip);
+    const c = this.c;
+    COUNTER_COLUMNS.forEach((k, i) => {
+      if (i === AGENTS || i === LAST) {
+        if (m[k] > c[p + i]) c[p + i] = m[k];
+      } else if (i === FIRST) {
+        if (m[k] < c[p + i]) c[p + i] = m[k];
+      } else c[p + i] += m[k];
+    });
+  }
+
+  table(): CounterTable {
+    const n = this.ips.length * COUNTERS;
+    return { ips: this.ips, counters: n === this.c.length ? this.c : this.c.slice(0, n) };
+  }
+}
+const AGENTS = COUNTER_COLUMNS.indexOf('agents');
+const BOOKS = COUNTER_COLUMNS.indexOf('books');
+const FIRST = COUNTER_COLUMNS.indexOf('first_stime');
+const LAST = COUNTER_COLUMNS.indexOf('last_stime');
 
 interface RollupState {
   w: number;
@@ -768,16 +837,6 @@ function* tailRows(rows: unknown[][]): Generator<FeatureRow> {
   }
 }
 
-/** A raw row's counters (COUNTER_COLUMNS from column `at` on, in that order) as an Agg. */
-function aggOf(r: unknown[], at: number): Agg {
-  return {
-    n: num(r[at]), nonstatic: num(r[at + 1]), busy_s: num(r[at + 2]), urls: num(r[at + 3]), c4xx: num(r[at + 4]), c5xx: num(r[at + 5]), static: num(r[at + 6]),
-    empty_ref: num(r[at + 7]), ua_missing: num(r[at + 8]), ua_library: num(r[at + 9]), ua_bot: num(r[at + 10]), agents: num(r[at + 11]), head_post: num(r[at + 12]),
-    rt_sum: num(r[at + 13]), rt_n: num(r[at + 14]), night: num(r[at + 15]), depth_sum: num(r[at + 16]), books: num(r[at + 17]), first_stime: num(r[at + 18]),
-    last_stime: num(r[at + 19]),
-  };
-}
-
 /**
  * Sums of one host's addresses: S = the rolled-up counters of the window's minutes (rows with Id <=
  * watermark) + T = raw rows with Id > watermark in the window's seconds, counted per minute and added
@@ -789,11 +848,11 @@ function aggOf(r: unknown[], at: number): Agg {
  * Stored books counted with another pattern: books from the raw rows instead. The rollup state is read
  * again at the end: a rollup that moved it meanwhile (S and T overlapping) means a retry.
  */
-async function loadAggs(
+async function loadPacked(
   q: Query, dialect: 'sqlite' | 'mariadb', host: string, win: { first: number; last: number }, bookPattern: RegExp, ips: string[] | null,
   { tailInJsMax, raw }: { tailInJsMax: number; raw: RawQuery },
-): Promise<Map<string, Agg>> {
-  if (ips && !ips.length) return new Map();
+): Promise<Packed> {
+  if (ips && !ips.length) return new Packed();
   const inList = ips ? ` AND ip IN (${ips.map(() => '?').join(', ')})` : '';
   const ipParams = ips ?? [];
   const exec = (s: Step) => q(s.sql, s.params);
@@ -801,13 +860,26 @@ async function loadAggs(
   const toS = (win.last + 1) * 60;
   for (let attempt = 0; ; attempt++) {
     const st = await rollupState(q);
-    const aggs = new Map<string, Agg>();
+    const aggs = new Packed();
     if (st.w > 0 && st.sums > 0 && st.sums <= win.first) {
-      const rows = await raw(`SELECT ip, lo, hi, ${COUNTER_COLUMNS.join(', ')} FROM fw_ip_feature_sums WHERE proxy_host = ? AND hi >= ?${inList}`, [host, win.first, ...ipParams]);
+      const select = `SELECT ip, lo, hi, ${COUNTER_COLUMNS.join(', ')} FROM fw_ip_feature_sums WHERE proxy_host = ? AND hi >= ?`;
       const partial: string[] = [];
-      for (const r of rows) {
-        if (num(r[1]) >= win.first && num(r[2]) <= win.last) aggs.set(String(r[0]), aggOf(r, 3));
-        else partial.push(String(r[0]));
+      const take = (rows: unknown[][]) => {
+        for (const r of rows) {
+          if (num(r[1]) >= win.first && num(r[2]) <= win.last) aggs.set(String(r[0]), r, 3);
+          else partial.push(String(r[0]));
+        }
+      };
+      if (ips) take(await raw(select + inList, [host, win.first, ...ipParams]));
+      else {
+        // the whole host in pages along the primary key (proxy_host, ip): each a short statement (SQLite runs
+        // on the event loop), the state check at the end covers them all
+        for (let after = ''; ;) {
+          const rows = await raw(`${select} AND ip > ? ORDER BY ip LIMIT ${SUMS_PAGE}`, [host, win.first, after]);
+          take(rows);
+          if (rows.length < SUMS_PAGE) break;
+          after = String(rows[rows.length - 1][0]);
+        }
       }
       for (let i = 0; i < partial.length; i += IP_CHUNK) {
         const part = partial.slice(i, i + IP_CHUNK);
@@ -815,11 +887,11 @@ async function loadAggs(
           `SELECT ip, ${SUM_SELECT} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND ip IN (${part.map(() => '?').join(', ')}) AND minute >= ? AND minute <= ? GROUP BY ip`,
           [host, ...part, win.first, win.last],
         );
-        for (const r of sums) aggs.set(String(r[0]), aggOf(r, 1));
+        for (const r of sums) aggs.set(String(r[0]), r, 1);
       }
     } else if (st.w > 0) {
       const rows = await raw(`SELECT ip, ${SUM_SELECT} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute >= ? AND minute <= ?${inList} GROUP BY ip`, [host, win.first, win.last, ...ipParams]);
-      for (const r of rows) aggs.set(String(r[0]), aggOf(r, 1));
+      for (const r of rows) aggs.set(String(r[0]), r, 1);
     }
     if (st.maxId > st.w) {
       const byId = st.maxId - st.w <= TAIL_BY_ID_MAX;
@@ -840,18 +912,16 @@ async function loadAggs(
         for (const r of rows) stored.set(`${r.ip}\n${num(r.minute)}`, num(r.agents));
       }
       for (const g of tail) {
-        let a = aggs.get(g.ip);
-        if (!a) aggs.set(g.ip, (a = emptyCounters()));
         g.agents += stored.get(`${g.ip}\n${g.minute}`) ?? 0;
-        addMinute(a, g);
+        aggs.add(g.ip, g);
       }
     }
     if (st.w > 0 && st.books !== patternKey(bookPattern)) {
-      for (const a of aggs.values()) a.books = 0;
+      for (let i = 0; i < aggs.size; i++) aggs.c[i * COUNTERS + BOOKS] = 0;
       const books = await runAsync(bookSteps(dialect, 'fw_access_log', `proxy_host = ? AND stime >= ? AND stime < ?${inList}`, [host, fromS, toS, ...ipParams], bookPattern), exec);
       for (const [k, set] of books) {
-        const a = aggs.get(k.slice(k.lastIndexOf('\n') + 1));
-        if (a) a.books += set.size;
+        const p = aggs.find(k.slice(k.lastIndexOf('\n') + 1));
+        if (p >= 0) aggs.c[p + BOOKS] += set.size;
       }
     }
     if (attempt >= 4) return aggs;

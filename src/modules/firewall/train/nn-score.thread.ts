@@ -1,10 +1,12 @@
 /**
  * The neural score's forward pass in a worker thread (nn-score.worker.ts), so that scoring a whole host
  * (tens of thousands of addresses, a few hundred ms of pure CPU) leaves the event loop free. One thread,
- * started on first use and kept (unref'd while idle); calls queue in order. The inputs go over
- * transferred as one Float64Array (input after input, FEATURE_NAMES order) and the scores come back the
- * same way; a model's weights go once per key (the thread keeps SCORE_THREAD_MODELS of them, the oldest
- * dropped first, mirrored here). A thread that dies fails its pending calls; the next call starts another.
+ * started on first use and kept (unref'd while idle); calls queue in order. What goes over is one
+ * transferred Float64Array: the inputs (input after input, FEATURE_NAMES order; `score`) or the packed
+ * counters of loadCounters (`scoreCounters`: the thread builds the inputs, so the main thread makes no
+ * vector at all); the scores come back the same way. A model's weights go once per key (the thread
+ * keeps SCORE_THREAD_MODELS of them, the oldest dropped first, mirrored here). A thread that dies fails
+ * its pending calls; the next call starts another.
  */
 import { Worker } from 'node:worker_threads';
 import { messageOf, resolveWorkerScript } from '../../../core/worker-script.js';
@@ -36,10 +38,23 @@ export class ScoringThread {
    * `inputs` is transferred (detached here) when it owns its whole buffer, else copied.
    */
   score(key: string, scorer: Scorer, inputs: Float64Array): Promise<Float64Array> {
+    return this.send(key, scorer, inputs, false);
+  }
+
+  /**
+   * The scores of addresses from their packed counters (CounterTable.counters: COUNTERS numbers an
+   * address), the same numbers as scorer.scoreFlat(inputsOfCounters(counters)). Transferred or copied
+   * as in `score`.
+   */
+  scoreCounters(key: string, scorer: Scorer, counters: Float64Array): Promise<Float64Array> {
+    return this.send(key, scorer, counters, true);
+  }
+
+  private send(key: string, scorer: Scorer, inputs: Float64Array, counters: boolean): Promise<Float64Array> {
     const worker = this.worker ?? this.spawn();
     const own = inputs.byteOffset === 0 && inputs.byteLength === inputs.buffer.byteLength && !(inputs.buffer instanceof SharedArrayBuffer);
     const data = own ? inputs : Float64Array.from(inputs);
-    const req: ScoreRequest = { id: this.nextId++, key, inputs: data };
+    const req: ScoreRequest = { id: this.nextId++, key, inputs: data, ...(counters ? { counters } : {}) };
     if (!this.held.has(key)) {
       req.weights = scorer.exportWeights();
       this.held.set(key, true);
