@@ -181,13 +181,15 @@ function antsProcess() {
 const WHERE_TIME_GOES = [
   '### Where the time goes',
   '',
-  'A `node --cpu-prof` run of this bench (50 ants, SQLite, load average about 9): TypeORM about a third of the console\'s CPU (query building and hydration), '
-    + 'better-sqlite3 (synchronous, on the event loop) statement preparation 5 %, WebSocket frame writes 10 %, socket.io encoding and the rest of the app the remainder. '
-    + 'Per hand-out the hub reads three settings from the database (worker switch, only-step, proxy mode), picks a proxy, and leases with a SELECT of 8 candidates, an UPDATE and a SELECT; '
-    + 'ant.done is a transaction; each hand-out sends four ant_change events to the operators (ant.next, status work, ant.done, status wait). '
-    + 'Each ant.addTask wakes every ant (hub.wake to the whole namespace), so while the feed runs the idle ants all ask again for every task queued: most ant.next calls are answered without a task. '
-    + 'On MariaDB the 10-connection pool queues those calls\' queries ahead of ant.addTask (about 100 tasks queued a minute); with a backlog, all ants read the same 8 oldest candidates and race to UPDATE them, '
-    + 'a loser answers "no task" after 3 rounds and the ant idles 5 s with the queue full: 8 a minute with 200 ants, 1,509 a minute with ANT_BENCH_ANTS=20 in the same conditions (load 11).',
+  'The first version of the hub (2026-11-27 05:10 UTC, load 8-17: SQLite 1,644 tasks a minute fed, 7,652 from a backlog; MariaDB 80 and 8) woke every ant for every task queued, '
+    + 'read three settings per hand-out through the ORM, let every ant race for the same 8 oldest candidates, and sorted the whole backlog on every request for several steps; '
+    + 'a `node --cpu-prof` run (50 ants, SQLite) gave TypeORM about a third of the console\'s CPU and WebSocket frame writes 10 %. '
+    + 'Now (docs/ant.md "Benchmark"): a queued task wakes as many idle ants as there are new tasks, the settings are one plain query, the candidates (32, per step through the queue index) are tried in random order, '
+    + 'and an ant\'s changes within 100 ms reach operators as one ant_change. SQLite meets the rate; its p99 is the event loop itself (better-sqlite3 is synchronous) under 200 ants\' requests. '
+    + 'On MariaDB the feed itself (ant.addTask, an insert and an audit row per task) and the hand-out are slow although commits are cheap here (a synced 4 KB write takes 0.3 ms): '
+    + 'under load the candidate query, on a table of a few hundred live rows, spent 100-300 ms in "Sending data" (information_schema.PROCESSLIST), which fits an index whose rows change state all the time '
+    + '(every lease, release and finish moves a row within (state, step, Id), leaving delete-marked entries for InnoDB\'s purge). Not verified further; the next levers are a prefetch of candidates per instance '
+    + '(one scan hands out many tasks) or a queue table whose leased rows leave the scanned index.',
 ].join('\n');
 
 // ------------------------------------------------------------------------------------------------
