@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Namespace, RemoteSocket, Server } from 'socket.io';
+import type { Namespace, RemoteSocket, Server, Socket } from 'socket.io';
 import { roleRoom, ROLE_ROOM_LEVELS, userRoleRoom, type DeployLogsEvents, type ServerEvents } from '../../contracts/events.js';
 
 /**
@@ -27,6 +27,15 @@ export class RealtimeService {
   peerNamespace(name: string): Namespace | null {
     if (!name.startsWith('/') || name === '/') throw new Error(`peerNamespace: '${name}' is not a namespace of its own`);
     return this.server?.of(name) ?? null;
+  }
+
+  /**
+   * A message to one peer socket of a peer namespace (an ant woken for a task). Never to an operator's
+   * session socket: those get events through the role rooms and live channels only.
+   */
+  emitToPeer(socket: Socket, event: string, payload: unknown): void {
+    if (socket.nsp.name === '/' || !this.server || socket.nsp.server !== this.server) throw new Error(`emitToPeer: '${socket.nsp.name}' is not a peer namespace`);
+    socket.emit(event, payload);
   }
 
   /** The operator sockets whose role is at least `minRole`, on every instance (read only: to list them). */

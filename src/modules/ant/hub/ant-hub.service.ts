@@ -363,7 +363,7 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
       if (n <= 0) break;
       if (!l.idle || l.conn.isStop) continue;
       l.idle = false;
-      l.socket.emit('hub.wake', {});
+      this.realtime.emitToPeer(l.socket, 'hub.wake', {});
       n--;
     }
   }
