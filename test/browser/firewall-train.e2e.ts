@@ -192,7 +192,8 @@ test('train review: the host in the URL, the two mismatches (marked 1, predicted
   const page = await signedIn('/firewall');
   await page.getByRole('link', { name: 'Train data' }).click();
   await page.waitForURL((u) => u.pathname === '/firewall/train_data');
-  await page.getByLabel('Domain').selectOption(HOST);
+  // the page's own select (its code loads on demand: until then the traffic page's Domain field is still there)
+  await page.locator('select#td-host').selectOption(HOST);
   await page.waitForURL((u) => u.searchParams.get('host') === HOST);
   const rows = page.locator('.app-fw-review tbody tr');
   await page.waitForFunction(() => document.querySelectorAll('.app-fw-review tbody tr').length === 2);
