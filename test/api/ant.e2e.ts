@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { ANT_NAMESPACE, parseOnlyStep, type AntConnection, type AntUniquenessRow } from '../../src/contracts/ant.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { TaskQueueService } from '../../src/modules/ant/queue/task-queue.service.js';
 import { startAnt, startTestSite, startTinyproxy, type TestAnt, type TestSite, type Tinyproxy } from '../helpers/ant.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -236,6 +237,29 @@ test('two ants, one killed mid-task: the task is finished by the other', async (
   }, 20_000);
   expect(y.logLines('out').join('\n')).toContain(`${site.url}/item/k1`);
   held.release();
+});
+
+test('the queue read ahead: each task handed out once to ants asking together; a task queued after an empty read is handed out at once; a released task comes back first', async () => {
+  const q = t.app.get(TaskQueueService, { strict: false });
+  const STEP = 97; // no other test queues this step
+  expect(await q.lease('q-first', 'q', [STEP])).toBeNull();
+  // queued through the RPC (which wakes the hub): the empty read above must not hide them
+  const ids: number[] = [];
+  for (let i = 0; i < 40; i++) ids.push((await t.ok<{ Id: number }>(admin, 'ant.addTask', { step: STEP, item: `q-${i}` })).Id);
+  const got = await Promise.all(ids.map((_, i) => q.lease(`q-${i}`, 'q', [STEP])));
+  expect(got.every(Boolean)).toBe(true);
+  expect(got.map((x) => x!.Id).sort((a, b) => a - b)).toEqual(ids);
+  expect(await q.lease('q-more', 'q', [STEP])).toBeNull();
+  // the oldest few are handed out first (a hand-out picks among the PICK_AMONG oldest of its read-ahead)
+  const first = got.slice(0, 8).map((x) => x!.Id);
+  expect(Math.max(...first)).toBeLessThanOrEqual(ids[15]);
+  // one ant's task comes back (disconnect) while newer tasks are queued: it is handed out next
+  const back = got[5]!;
+  await t.ok(admin, 'ant.addTask', { step: STEP, item: 'q-new' });
+  expect(await q.releaseOwner('q-5')).toBe(1);
+  const again = await Promise.all([q.lease('q-r1', 'q', [STEP]), q.lease('q-r2', 'q', [STEP])]);
+  expect(again.map((x) => x?.Id)).toContain(back.Id);
+  expect(again.every(Boolean)).toBe(true);
 });
 
 test('an ant tunnelling through tinyproxy with CONNECT (ANT_PROXY_TUNNEL=1)', async () => {

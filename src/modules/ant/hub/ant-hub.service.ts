@@ -359,6 +359,7 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private wakeLocal(n: number) {
+    this.queue.arrived();
     for (const l of this.local.values()) {
       if (n <= 0) break;
       if (!l.idle || l.conn.isStop) continue;
