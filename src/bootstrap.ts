@@ -6,6 +6,8 @@ import helmet from 'helmet';
 import type { AppConfig } from '../config/config.js';
 import { AppModule } from './app.module.js';
 import { apiWriteGuard, noStore } from './core/http/api-guard.js';
+import { chain } from './core/http/chain.js';
+import { constantHeaders } from './core/http/security-headers.js';
 import { jsonCompression, uiStatic } from './core/http/ui-static.js';
 import { AuthedSocketAdapter } from './core/realtime/socket.adapter.js';
 import { JsonLogger } from './core/logger.js';
@@ -13,8 +15,13 @@ import { ingestTokenGate } from './modules/input-stream/input-stream.controller.
 import { InputStreamService } from './modules/input-stream/input-stream.service.js';
 import { AuthService } from './core/auth/auth.service.js';
 import { FILES_PATH, StorageService } from './core/storage/storage.service.js';
-import { uploadBodyGate, type UploadGatedRequest } from './core/storage/upload-gate.js';
+import { limitBytes, uploadBodyGate, type UploadGatedRequest } from './core/storage/upload-gate.js';
 import { STORAGE_PATH } from './contracts/storage.js';
+
+/** Paths under /api: Express matches mount paths without case, and Nest's routes too (/API/health is /api/health). */
+const API_PATH = /^\/api(?:\/|$)/i;
+/** The input stream's ingest routes (the prefix ingestTokenGate was mounted on). */
+const INGEST_PATH = /^\/api\/input_stream\/ingest(?:\/|$)/i;
 
 /**
  * Builds the application (without listening): used by main.ts and by the end-to-end tests, so tests
@@ -24,32 +31,52 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(cfg), { bodyParser: false, logger });
   app.set('trust proxy', cfg.trustProxy);
   app.disable('x-powered-by');
+  // No ETag on JSON answers: every /api answer is no-store (nothing revalidates it), and computing one
+  // hashed each body and turned it into a Buffer, which Node writes apart from the headers (a small
+  // string goes out with them in one piece). The UI's files and /storage keep theirs (serve-static and
+  // storage.service.ts set their own).
+  app.set('etag', false);
+  // helmet's headers, recorded once and replayed per request (security-headers.ts): helmet decides them.
   app.use(
-    helmet({
+    constantHeaders(helmet({
       contentSecurityPolicy: {
         directives: { 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'blob:'], 'upgrade-insecure-requests': null },
       },
       strictTransportSecurity: false,
-    }),
+    })),
   );
-  // Every /api answer (errors, 404s and the RPC batch included) is no-store; writes are JSON from this
-  // site only. Before the body parser, so a refused body is never parsed.
-  app.use('/api', noStore, apiWriteGuard(cfg.trustProxy));
-  // JSON answers over 1 KB go out compressed (br or gzip); streamed downloads are not JSON and pass as they are.
-  app.use('/api', jsonCompression());
-  // Routes whose credential is not a session check it before the body too (docs/input-stream.md).
-  app.use('/api/input_stream/ingest', ingestTokenGate(app.get(InputStreamService, { strict: false })));
-  // Uploads (docs/architecture.md "Storage"): the routes that carry an image as base64 take a larger
-  // JSON body than BODY_LIMIT, for a caller whose session (checked before the body is read) may upload.
-  // Stored images are served read-only under /storage, the legacy banner files under /files.
-  app.use(uploadBodyGate(app.get(AuthService, { strict: false }), cfg.storage.maxBytes, cfg.bodyLimit));
+  // One branch per request, chosen once (docs/architecture.md "Request path"): an /api request walks only
+  // the API's middleware, everything else only the site's, instead of every request passing ~10 layers.
+  const json = express.json({ limit: cfg.bodyLimit });
+  const ingestGate = ingestTokenGate(app.get(InputStreamService, { strict: false }));
+  const uploadGate = uploadBodyGate(app.get(AuthService, { strict: false }), cfg.storage.maxBytes, cfg.bodyLimit);
+  const ordinaryBody = limitBytes(cfg.bodyLimit);
+  const api = chain(
+    // Every /api answer (errors, 404s and the RPC batch included) is no-store; writes are JSON from this
+    // site only. Before the body parser, so a refused body is never parsed.
+    noStore,
+    apiWriteGuard(cfg.trustProxy),
+    // JSON answers over 1 KB go out compressed (br or gzip); streamed downloads are not JSON and pass as they are.
+    jsonCompression(),
+    // Routes whose credential is not a session check it before the body too (docs/input-stream.md).
+    (req, res, next) => (INGEST_PATH.test(req.path) ? ingestGate(req, res, next) : next()),
+    // Uploads (docs/architecture.md "Storage"): the routes that carry an image as base64 take a larger
+    // JSON body than BODY_LIMIT, for a caller whose session (checked before the body is read) may upload.
+    // A body declared within BODY_LIMIT is the ordinary parser's either way (the gate would pass it on
+    // to it, or parse it alike), so only a larger or chunked one costs the gate's session lookup.
+    (req, res, next) => (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > ordinaryBody ? uploadGate(req, res, next) : next()),
+    // JSON only: no route takes a form body (the UI sends JSON everywhere; apiWriteGuard refuses the rest).
+    json,
+  );
+  // Stored images are served read-only under /storage, the legacy banner files under /files; then the
+  // built React UI with its pre-compressed copies, and index.html for every other GET path (deep links).
   const storage = app.get(StorageService, { strict: false });
-  app.use(STORAGE_PATH, storage.serve());
-  app.use(FILES_PATH, storage.serveLegacy());
-  // The built React UI with its pre-compressed copies, and index.html for every other GET path (deep links).
-  app.use(uiStatic(cfg.uiDir));
-  // JSON only: no route takes a form body (the UI sends JSON everywhere; apiWriteGuard refuses the rest).
-  app.use(express.json({ limit: cfg.bodyLimit }));
+  const site = express.Router();
+  site.use(STORAGE_PATH, storage.serve());
+  site.use(FILES_PATH, storage.serveLegacy());
+  site.use(uiStatic(cfg.uiDir));
+  site.use(json);
+  app.use((req: Request, res: Response, next: NextFunction) => (API_PATH.test(req.path) ? api(req, res, next) : site(req, res, next)));
   // Body parser failures (malformed JSON, oversized body) answer an envelope, never an HTML stack.
   app.use((err: { status?: number; type?: string; message?: string }, req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();

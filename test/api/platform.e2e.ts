@@ -12,6 +12,38 @@ describe(`platform on ${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'}`, 
     expect(r.body.result.db).toBe('up');
   });
 
+  test("API answers carry helmet's headers and no-store, never an ETag, on every path of the request (docs/architecture.md \"Request path\")", async () => {
+    const admin = await t.session(1);
+    const batch = JSON.stringify({ methods: ['user.me'], args: [null] });
+    const answers = await Promise.all([
+      // health without and with a session header; HEAD; a 404; an RPC batch; a 401
+      fetch(`${t.url}/api/health`),
+      fetch(`${t.url}/api/health`, { headers: { User: admin.hash } }),
+      fetch(`${t.url}/api/health/`, { method: 'HEAD' }),
+      fetch(`${t.url}/api/no-such-route`),
+      fetch(`${t.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json', User: admin.hash }, body: batch }),
+      fetch(`${t.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: batch }),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 404, 200, 401]);
+    for (const r of answers) {
+      expect(r.headers.get('content-security-policy')).toBe(
+        "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';img-src 'self' data: blob:;object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' 'unsafe-inline'",
+      );
+      expect(r.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(r.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect(r.headers.get('strict-transport-security')).toBeNull();
+      expect(r.headers.get('cache-control')).toBe('no-store');
+      expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(r.headers.get('etag')).toBeNull();
+      expect(r.headers.get('x-powered-by')).toBeNull();
+    }
+    const [plain, viaGuard] = await Promise.all([answers[0].json(), answers[1].json()]) as Array<{ status: string; result: Record<string, unknown> }>;
+    expect(Object.keys(plain.result).sort()).toEqual(Object.keys(viaGuard.result).sort());
+    expect(plain.result.db).toBe('up');
+  });
+
   test('login answers the session values of 000 §3 and the hash works', async () => {
     const r = await t.rest<any>(null, 'POST', '/user/auth', { key: encodeAuthKey(ADMIN.login, ADMIN.password) });
     expect(r.status).toBe(200);
