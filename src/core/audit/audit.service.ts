@@ -42,7 +42,8 @@ export class AuditService {
   /** Records one entry. Never throws: a failed audit write is logged, not shown to the user. */
   async record(e: AuditInput): Promise<void> {
     try {
-      await this.repo.insert({
+      // One INSERT: no read-back of the defaults (repo.insert reads duration_ms back on MariaDB), nothing uses the new row.
+      await this.repo.createQueryBuilder().insert().updateEntity(false).values({
         ts: new Date(),
         uid: e.actor?.uid ?? null,
         login: e.actor?.login?.slice(0, 64) ?? null,
@@ -53,7 +54,7 @@ export class AuditService {
         message: e.message ? maskSecretText(e.message).slice(0, 1000) : null,
         ip: (e.ip ?? e.actor?.ip ?? null)?.slice(0, 64) ?? null,
         duration_ms: e.started ? Date.now() - e.started : 0,
-      });
+      }).execute();
     } catch (err) {
       // An unreachable database is logged once per outage (db-outage.ts), not once per call.
       if (isDbUnreachable(err)) dbOutage.noteUnreachable(err);

@@ -106,7 +106,10 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
       // The other instances' Disconnect lists, for get_list_connections.
       nsp.on('ant:disconnected', (cb: (list: AntConnection[]) => void) => cb(this.disconnected));
       // Tasks queued on another instance: wake as many of this instance's idle ants.
-      nsp.on('ant:wake', (n: number) => this.wakeLocal(Number(n)));
+      nsp.on('ant:wake', (n: number) => {
+        this.queue.arrived();
+        this.wakeLocal(Number(n));
+      });
     }
     this.sweep = setInterval(() => void this.expire(), SWEEP_MS);
     this.sweep.unref();
@@ -359,7 +362,6 @@ export class AntHubService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private wakeLocal(n: number) {
-    this.queue.arrived();
     for (const l of this.local.values()) {
       if (n <= 0) break;
       if (!l.idle || l.conn.isStop) continue;

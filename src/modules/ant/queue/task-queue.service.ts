@@ -30,8 +30,22 @@ const PICK_AMONG = 8;
 const CLAIM_TRIES = 64;
 
 interface Candidate { Id: number; step: number; item: string; time: number; attempts: number }
-/** `arrivals`: the count of arrivals when the rows were read (a read that found none holds until the next arrival). */
-interface ReadAhead { rows: Candidate[]; at: number; arrivals: number; reading?: { arrivals: number; done: Promise<void> } }
+/**
+ * One step set's read-ahead. `arrivals`: the count of other instances' arrivals when the rows were read
+ * (a read that found none holds until the next one). `complete`: the read found fewer rows than it
+ * asked for, so the rows are the step set's whole queue, and tasks queued on this instance since are
+ * appended to them (no read needed to hand them out).
+ */
+interface ReadAhead {
+  steps: ReadonlySet<number> | null;
+  rows: Candidate[];
+  at: number;
+  arrivals: number;
+  complete: boolean;
+  reading?: { arrivals: number; done: Promise<void> };
+  /** Tasks queued here while a read was in flight (it may have missed them). */
+  during: Candidate[];
+}
 
 export const urlKey = (url: string) => sha256(url);
 const view = (t: AntTaskEntity): AntTaskView => ({ Id: t.Id, step: t.step, item: t.item, time: t.time });
@@ -64,7 +78,10 @@ export class TaskQueueService {
         .values({ step, item, item_key: key, time, state: TASK_QUEUED }).updateEntity(false).execute();
       // the new row's Id: mysql2 answers an OkPacket, better-sqlite3 the last row id
       const raw = r.raw as { insertId?: number | bigint } | number | bigint;
-      return { task: { Id: Number(typeof raw === 'object' ? raw.insertId : raw), step, item, time }, duplicate: false };
+      const task = { Id: Number(typeof raw === 'object' ? raw.insertId : raw), step, item, time };
+      // in a caller's transaction the row is not committed yet: the caller tells queued() after
+      if (em === this.db.manager) this.queued([task]);
+      return { task, duplicate: false };
     } catch (err) {
       const found = await em.getRepository(AntTaskEntity).findOne({ where: { step, item_key: key } });
       if (found) return { task: view(found), duplicate: true };
@@ -100,24 +117,36 @@ export class TaskQueueService {
   }
 
   /**
-   * Tasks were queued or came back, here or on another instance (the hub calls this as it wakes ants):
-   * a step set whose last read found nothing reads again. Until then an ant asking in vain costs no query.
+   * Tasks were queued or came back on another instance (the hub calls this when that instance's wake-up
+   * reaches it): a step set whose last read found nothing reads again. Until then an ant asking in vain
+   * costs no query.
    */
   arrived() {
     this.arrivals++;
   }
 
+  /** Tasks queued on this instance (committed): appended to every complete read-ahead of their step. */
+  queued(tasks: readonly AntTaskView[]) {
+    for (const a of this.ahead.values()) {
+      for (const t of tasks) {
+        if (a.steps && !a.steps.has(t.step)) continue;
+        if (a.complete) a.rows.push({ ...t, attempts: 0 });
+        if (a.reading) a.during.push({ ...t, attempts: 0 });
+      }
+    }
+  }
+
   /** The next read-ahead row for a step set, reading ahead when there is none or they are old; null: the queue has none. */
   private async nextCandidate(key: string, steps: readonly number[]): Promise<Candidate | null> {
     let a = this.ahead.get(key);
-    if (!a) this.ahead.set(key, (a = { rows: [], at: 0, arrivals: -1 }));
+    if (!a) this.ahead.set(key, (a = { steps: steps.length ? new Set(steps) : null, rows: [], at: 0, arrivals: -1, complete: false, during: [] }));
     for (let reads = 0; reads < 3; reads++) {
       const fresh = Date.now() - a.at <= READ_AHEAD_MS;
       if (a.rows.length && fresh) {
         const i = Math.floor(Math.random() * Math.min(PICK_AMONG, a.rows.length));
         return a.rows.splice(i, 1)[0];
       }
-      if (fresh && a.arrivals === this.arrivals) return null;
+      if (fresh && a.complete && a.arrivals === this.arrivals) return null;
       // Ants asking meanwhile wait for the same read, unless tasks arrived after it started.
       if (a.reading?.arrivals !== this.arrivals) a.reading = this.readAhead(a, steps);
       await a.reading.done;
@@ -131,6 +160,12 @@ export class TaskQueueService {
       arrivals,
       done: this.candidates(steps, Date.now()).then((rows) => {
         if (arrivals < a.arrivals) return; // a later read already answered
+        a.complete = rows.length < READ_AHEAD;
+        if (a.complete && a.during.length) {
+          const seen = new Set(rows.map((r) => r.Id));
+          rows.push(...a.during.filter((t) => !seen.has(t.Id)));
+        }
+        a.during = [];
         a.rows = rows;
         a.at = Date.now();
         a.arrivals = arrivals;
@@ -172,7 +207,8 @@ export class TaskQueueService {
    * result) in one transaction: a lease that is no longer held changes nothing (false).
    */
   async complete(Id: number, lease: string, out: AntTaskOutput): Promise<boolean> {
-    return this.db.transaction(async (em) => {
+    const added: AntTaskView[] = [];
+    const ok = await this.db.transaction(async (em) => {
       const r = await em.createQueryBuilder().update(AntTaskEntity).set({ state: TASK_DONE, lease_until: 0, done_at: Date.now(), last_error: null })
         .where('Id = :Id AND lease = :lease AND state = :s', { Id, lease, s: TASK_LEASED }).execute();
       if ((r.affected ?? 0) !== 1) return false;
@@ -200,9 +236,14 @@ export class TaskQueueService {
         await em.createQueryBuilder().update(AntUniquenessEntity).set({ result: 1 })
           .where('url_key = :key AND similarity_ppm >= :min', { key, min: Math.round(ANT_SIMILARITY_THRESHOLD * 1_000_000) }).execute();
       }
-      for (const t of out.tasks ?? []) await this.add(t.step, t.item, em);
+      for (const t of out.tasks ?? []) {
+        const r = await this.add(t.step, t.item, em);
+        if (!r.duplicate) added.push(r.task);
+      }
       return true;
     });
+    if (added.length) this.queued(added);
+    return ok;
   }
 
   /** A failure: back to the queue after a back-off, or failed for good (`final`, or attempts used up). */
