@@ -10,7 +10,8 @@
 import Database from 'better-sqlite3';
 import { FEATURE_NAMES, type FeatureVector } from '../../src/contracts/firewall-train.js';
 import {
-  advanceSumsSteps, COUNTERS as PACKED, ensureSettingSteps, FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING, featuresOf, fromInput, loadCounters, loadFeatures, requiredLiteral, resetOnPatternSteps, rollupChunkSteps, runAsync, toInput,
+  advanceSumsSteps, COUNTERS as PACKED, ensureSettingSteps, FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING, featuresOf, fromInput, loadCounters, loadFeatures, readCounterPages, requiredLiteral, resetOnPatternSteps, rollupChunkSteps, runAsync, toInput,
+  type CounterTable,
   type FeatureOptions, type FeatureRow, type Query, type RawQuery, type Step,
 } from '../../src/modules/firewall/train/ip-features.js';
 import { inputsOfCounters } from '../../src/modules/firewall/train/feature-vector.js';
@@ -387,7 +388,7 @@ function sqlSuite(label: string, open: () => Promise<TestDb>, digits: number) {
       expect(await runAsync(advanceSumsSteps(firstMinute - 10), db.exec)).toBe(false);
     });
 
-    it('loadCounters packed for the scoring thread: the inputs it builds there (inputsOfCounters) equal toInput of loadFeatures, and featuresOf; whole host (sums in pages) and by list', async () => {
+    it('loadCounters packed for the scoring thread: the inputs it builds there (inputsOfCounters) equal toInput of loadFeatures, and featuresOf; whole host (sums in pages) and by list; readCounterPages gives the same in pages', async () => {
       await unroll(db);
       // sums (cut before the window), the minutes of addresses reaching before it, and a raw tail
       await rollTo(db, TRAFFIC_BOOK_PATTERN, idOf(minuteEdge(Math.floor(entries.length * 0.7)) - 1), Infinity, firstMinute - 3);
@@ -397,6 +398,26 @@ function sqlSuite(label: string, open: () => Promise<TestDb>, digits: number) {
         expect(t.counters.length).toBe(t.ips.length * PACKED);
         expect([...t.ips].sort()).toEqual([...feats.keys()].sort());
         expect(t.ips.length).toBeGreaterThan(50);
+        // the pages as scoreNow takes them (each sent on as read): together the same addresses in the same order, the same numbers
+        const pages: CounterTable[] = [];
+        await readCounterPages(db.q, db.dialect, 'Books.Test', { ...opts, raw: db.raw, ...more }, (p, attempt) => {
+          expect(attempt).toBe(0);
+          expect(p.counters.length).toBe(p.ips.length * PACKED);
+          pages.push(p);
+        });
+        expect(pages.flatMap((p) => p.ips)).toEqual(t.ips);
+        expect(pages.flatMap((p) => Array.from(p.counters))).toEqual(Array.from(t.counters));
+        // small pages (7 addresses a page, 7 tail Ids a statement): many pages, the same counters
+        const small: CounterTable[] = [];
+        await readCounterPages(db.q, db.dialect, 'Books.Test', { ...opts, raw: db.raw, ...more, pageSize: 7 }, (p) => small.push(p));
+        // whole host: pages of at most 7 addresses; by list: a page per IP_CHUNK addresses
+        if (!('ips' in more)) {
+          expect(small.length).toBeGreaterThan(t.ips.length / 7 - 1);
+          expect(small.map((p) => p.ips.length).filter((n) => n > 7)).toEqual([]);
+        }
+        const at = new Map(t.ips.map((ip, i) => [ip, i]));
+        expect(small.flatMap((p) => p.ips).sort()).toEqual([...t.ips].sort());
+        for (const p of small) p.ips.forEach((ip, i) => expect(Array.from(p.counters.subarray(i * PACKED, (i + 1) * PACKED))).toEqual(Array.from(t.counters.subarray(at.get(ip)! * PACKED, (at.get(ip)! + 1) * PACKED))));
         const inputs = inputsOfCounters(t.counters);
         expect(inputs.length).toBe(t.ips.length * FEATURE_NAMES.length);
         t.ips.forEach((ip, i) => {

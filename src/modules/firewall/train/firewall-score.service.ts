@@ -25,14 +25,14 @@ import { CfgConfigsService } from '../../cfg-configs/cfg-configs.service.js';
 import { FirewallRulesService } from '../rules/firewall-rules.service.js';
 import { NnAutoBanEntity, NnModelEntity, TrainDataEntity } from './firewall-train.entities.js';
 import { FirewallTrainService, type LoadedModel } from './firewall-train.service.js';
-import { COUNTERS, toInput, type CounterTable } from './ip-features.js';
+import { toInput, type CounterTable } from './ip-features.js';
 import { typicalInput } from './nn-model.js';
 import { ScoringThread } from './nn-score.thread.js';
 
 /** Effects listed per scored address. */
 /** Addresses the AI report sends (the host's busiest of the window). */
 export const AI_REPORT_ADDRESSES = 50;
-/** Addresses scored per batch (features loaded, scored, banned). */
+/** Addresses of a later run (those seen since the last scoring) whose counters are read and scored together. */
 const SCORE_BATCH = 2000;
 /** The addresses seen since the last scoring are read along the primary key when it is at most this many Ids behind. */
 const SEEN_BY_ID_MAX = 200_000;
@@ -179,46 +179,47 @@ export class FirewallScoreService implements OnModuleDestroy {
     const [top] = (await this.db.query('SELECT MAX(Id) AS m FROM fw_access_log')) as Array<{ m: unknown }>;
     const maxId = Number(top?.m ?? 0);
     if (maxId <= row.scored_id) return result;
-    // a new version (scored_id 0) scores the whole window: every address of the host's counters, read
-    // in one pass (loadCounters); otherwise the addresses with rows stored since the last scoring (Id)
-    // within the window, read by Id when few (the primary key: the time index would walk the whole hour)
-    let whole: CounterTable | null = null;
-    let seen: string[];
+    const thread = (this.thread ??= new ScoringThread());
+    const key = `${host}\n${version}`;
+    // each page of counters goes to the scoring thread as soon as it is read (the thread builds the inputs and
+    // runs the forward pass while the main thread reads the next page); bans wait for the whole read, since a
+    // read that a rollup overtook is made again (its pages come again with a higher attempt: the scores of
+    // the earlier ones are dropped)
+    let pages: Array<{ ips: string[]; scores: Promise<Float64Array> }> = [];
+    let current = 0;
+    const score = (t: CounterTable, attempt: number) => {
+      if (attempt !== current) {
+        pages = [];
+        current = attempt;
+      }
+      if (!t.ips.length) return;
+      const scores = thread.scoreCounters(key, model.scorer, t.counters);
+      scores.catch(() => undefined); // awaited below; a page dropped or left behind by a failure must not be an unhandled rejection
+      pages.push({ ips: t.ips, scores });
+    };
     if (row.scored_id === 0) {
-      whole = await this.train.counters(host);
-      seen = whole.ips;
+      // a new version scores the whole window: every address of the host's counters, page by page
+      await this.train.counterPages(host, score);
     } else {
+      // the addresses with rows stored since the last scoring (Id) within the window, read by Id when few
+      // (the primary key: the time index would walk the whole hour), their counters by IN lists
       const table = maxId - row.scored_id > SEEN_BY_ID_MAX ? 'fw_access_log' : this.train.dialect === 'sqlite' ? 'fw_access_log NOT INDEXED' : 'fw_access_log FORCE INDEX (PRIMARY)';
-      seen = ((await this.db.query(
+      const seen = ((await this.db.query(
         `SELECT DISTINCT ip FROM ${table} WHERE proxy_host = ? AND Id > ? AND Id <= ? AND stime >= ?`,
         [host, row.scored_id, maxId, nowS() - FEATURE_WINDOW_S],
       )) as Array<{ ip: string }>).map((r) => String(r.ip));
+      for (let i = 0; i < seen.length; i += SCORE_BATCH) score(await this.train.counters(host, seen.slice(i, i + SCORE_BATCH)), 0);
     }
-    if (!seen.length) {
+    if (!pages.length) {
       await this.models.update({ host, version }, { scored_id: maxId });
       return result;
     }
     const allow = await this.rules.allowlist();
-    const thread = (this.thread ??= new ScoringThread());
-    const key = `${host}\n${version}`;
-    // the main thread reads and packs the counters; the scoring thread builds the inputs and runs the
-    // forward pass, batch after batch, while the main thread reads the next batch (or bans the last's)
-    const batchOf = async (i: number): Promise<CounterTable> => {
-      if (!whole) return this.train.counters(host, seen.slice(i, i + SCORE_BATCH));
-      return { ips: whole.ips.slice(i, i + SCORE_BATCH), counters: whole.counters.slice(i * COUNTERS, (i + SCORE_BATCH) * COUNTERS) };
-    };
-    const scoring = (t: CounterTable) => {
-      const scores = thread.scoreCounters(key, model.scorer, t.counters);
-      scores.catch(() => undefined); // awaited below; a batch left behind by a failure must not be an unhandled rejection
-      return { ips: t.ips, scores };
-    };
-    let cur = scoring(await batchOf(0));
-    for (let i = 0; i < seen.length; i += SCORE_BATCH) {
-      const [scores, next] = await Promise.all([cur.scores, i + SCORE_BATCH < seen.length ? batchOf(i + SCORE_BATCH) : null]);
-      const list = cur.ips;
-      if (next) cur = scoring(next);
-      result.scored += list.length;
-      const over = list.map((ip, k) => ({ ip, score: scores[k] })).filter((s) => s.score >= threshold);
+    for (const page of pages) {
+      const scores = await page.scores;
+      result.scored += page.ips.length;
+      const over: Array<{ ip: string; score: number }> = [];
+      for (let k = 0; k < page.ips.length; k++) if (scores[k] >= threshold) over.push({ ip: page.ips[k], score: scores[k] });
       if (!over.length) continue;
       const statuses = await this.rules.statusesOf(over.map((s) => s.ip));
       const before = new Set((await this.autobans.find({ where: { host, model_version: version, ip: In(over.map((s) => s.ip)) }, select: { Id: true, ip: true } })).map((b) => b.ip));

@@ -23,7 +23,7 @@ import { Rpc, type RpcContext } from '../../../core/rpc/rpc.decorator.js';
 import { FirewallRulesService } from '../rules/firewall-rules.service.js';
 import { NnModelEntity, TrainDataEntity } from './firewall-train.entities.js';
 import { FirewallTrafficService } from '../traffic/firewall-traffic.service.js';
-import { driverRawQuery, loadCounters, loadFeatures, toInput, type CounterTable, type LoadOptions, type Query, type RawQuery } from './ip-features.js';
+import { driverRawQuery, loadCounters, loadFeatures, readCounterPages, toInput, type CounterPageSink, type CounterTable, type LoadOptions, type Query, type RawQuery } from './ip-features.js';
 import { Scorer, trainInWorker, typicalInput, type TrainSample } from './nn-model.js';
 
 const refuse = (field: string, message: string) => new AppError(422, message, 'rules', { [field]: message });
@@ -88,6 +88,11 @@ export class FirewallTrainService implements OnModuleDestroy {
   /** The same addresses' counters, packed for the scoring thread (loadCounters: it builds the vectors). */
   async counters(host: string, ips?: string[]): Promise<CounterTable> {
     return loadCounters(this.query, this.dialect, host, await this.loadOptions(ips));
+  }
+
+  /** The same for every address of the host, page by page as read (readCounterPages: a page is worked on while the next is read). */
+  async counterPages(host: string, onPage: CounterPageSink): Promise<void> {
+    return readCounterPages(this.query, this.dialect, host, await this.loadOptions(), onPage);
   }
 
   private readonly query: Query = (sql, params) => this.db.query(sql, params);

@@ -243,73 +243,127 @@ function bookOf(re: RegExp, url: string): string | null {
 /** One address's minute being counted in memory: the counters and the distinct values behind them. */
 interface MinuteTally {
   c: MinuteCounters & { ip: string; minute: number };
-  urls: Set<string>;
-  seconds: Set<number>;
-  agents: Set<string>;
-  books: Set<string>;
+  urls: Distinct;
+  agents: Distinct;
+  books: Distinct;
+  /** Non-static seconds of the minute as bits (second 0-29 in `secLo`, 30-59 in `secHi`); any other value in `secOther`. */
+  secLo: number;
+  secHi: number;
+  secOther: Set<number> | null;
+}
+
+/** Distinct strings, a Set made only at the second distinct value (most minutes of an address have one agent, a few URLs). */
+class Distinct {
+  private first: string | null = null;
+  private more: Set<string> | null = null;
+
+  add(v: string) {
+    if (this.more) this.more.add(v);
+    else if (this.first === null) this.first = v;
+    else if (v !== this.first) this.more = new Set([this.first, v]);
+  }
+
+  get size(): number {
+    return this.more ? this.more.size : this.first === null ? 0 : 1;
+  }
+}
+
+/** Bits set in a 32-bit integer. */
+function bitCount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /**
  * Rows in memory counted per (address, minute) in [first, last] as the rollup counts them in SQL
- * (minuteGroupSteps): keyed `ip\nminute` (ip '' for rows without one); rows outside are ignored.
+ * (minuteGroupSteps): keyed `ip\nminute` (ip '' for rows without one); rows outside are ignored. Rows
+ * may come in several calls of `add` (the raw tail is read in pages): the counts are those of all the
+ * rows in the order they came.
  */
-function countMinutes(rows: Iterable<FeatureRow>, bookPattern: RegExp, first: number, last: number): Map<string, MinuteCounters & { ip: string; minute: number }> {
-  const minutes = new Map<string, MinuteTally>();
-  for (const r of rows) {
-    const stime = Number(r.stime);
+class MinuteTallies {
+  private readonly minutes = new Map<string, MinuteTally>();
+
+  constructor(private readonly bookPattern: RegExp, private readonly first: number, private readonly last: number) {}
+
+  add(r: FeatureRow): void {
+    this.addRow(r.ip, r.stime, r.method, r.url, r.code, r.ref, r.agent, r.request_time, r.tag);
+  }
+
+  /** A row as the tail's SELECT answers it: (ip, stime, method, url, code, ref, agent, request_time, tag). */
+  addRaw(r: unknown[]): void {
+    this.addRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]);
+  }
+
+  private addRow(ipv: unknown, stimev: unknown, method: unknown, urlv: unknown, codev: unknown, ref: unknown, agentv: unknown, rt: unknown, tag: unknown): void {
+    const stime = Number(stimev);
     const m = Math.floor(stime / 60);
-    if (m < first || m > last) continue;
-    const ip = r.ip == null ? '' : String(r.ip);
+    if (m < this.first || m > this.last) return;
+    const ip = ipv == null ? '' : String(ipv);
     const key = `${ip}\n${m}`;
-    let x = minutes.get(key);
-    if (!x) minutes.set(key, (x = { c: { ...emptyCounters(), ip, minute: m }, urls: new Set(), seconds: new Set(), agents: new Set(), books: new Set() }));
+    let x = this.minutes.get(key);
+    if (!x) this.minutes.set(key, (x = { c: { ...emptyCounters(), ip, minute: m }, urls: new Distinct(), agents: new Distinct(), books: new Distinct(), secLo: 0, secHi: 0, secOther: null }));
     const c = x.c;
-    const url = String(r.url);
-    const code = Number(r.code);
+    const url = String(urlv);
+    const code = Number(codev);
     c.n++;
     if (stime < c.first_stime) c.first_stime = stime;
     if (stime > c.last_stime) c.last_stime = stime;
-    if (r.tag === 'static') c.static++;
+    if (tag === 'static') c.static++;
     else {
       c.nonstatic++;
-      x.seconds.add(stime);
+      const sec = stime - m * 60;
+      if (sec >= 0 && sec < 30 && Number.isInteger(sec)) x.secLo |= 1 << sec;
+      else if (sec >= 30 && sec < 60 && Number.isInteger(sec)) x.secHi |= 1 << (sec - 30);
+      else (x.secOther ??= new Set()).add(stime);
     }
     x.urls.add(url);
     if (code >= 400 && code <= 499) c.c4xx++;
     else if (code >= 500 && code <= 599) c.c5xx++;
-    if (!r.ref || r.ref === '-') c.empty_ref++;
-    if (r.method === 'HEAD' || r.method === 'POST') c.head_post++;
-    if (r.request_time != null) {
-      c.rt_sum += Number(r.request_time);
+    if (!ref || ref === '-') c.empty_ref++;
+    if (method === 'HEAD' || method === 'POST') c.head_post++;
+    if (rt != null) {
+      c.rt_sum += Number(rt);
       c.rt_n++;
     }
     if (((stime % 86400) + 86400) % 86400 < NIGHT_END_S) c.night++;
     c.depth_sum += depthOf(url);
-    const agent = r.agent == null ? '' : String(r.agent);
+    const agent = agentv == null ? '' : String(agentv);
     x.agents.add(agent);
     const k = agentClass(agent);
     if (k === 0) c.ua_missing++;
     if (k & 1) c.ua_library++;
     if (k & 2) c.ua_bot++;
-    const b = bookOf(bookPattern, url);
+    const b = bookOf(this.bookPattern, url);
     if (b !== null) x.books.add(b);
   }
-  const out = new Map<string, MinuteCounters & { ip: string; minute: number }>();
-  for (const [key, x] of minutes) {
-    x.c.busy_s = x.seconds.size;
-    x.c.urls = x.urls.size;
-    x.c.agents = x.agents.size;
-    x.c.books = x.books.size;
-    out.set(key, x.c);
+
+  /** The counters of every (address, minute), in the order of their first row. */
+  groups(): Array<MinuteCounters & { ip: string; minute: number }> {
+    const out: Array<MinuteCounters & { ip: string; minute: number }> = [];
+    for (const x of this.minutes.values()) {
+      x.c.busy_s = bitCount(x.secLo) + bitCount(x.secHi) + (x.secOther ? x.secOther.size : 0);
+      x.c.urls = x.urls.size;
+      x.c.agents = x.agents.size;
+      x.c.books = x.books.size;
+      out.push(x.c);
+    }
+    return out;
   }
-  return out;
+}
+
+/** MinuteTallies of rows all at hand. */
+function countMinutes(rows: Iterable<FeatureRow>, bookPattern: RegExp, first: number, last: number): Array<MinuteCounters & { ip: string; minute: number }> {
+  const t = new MinuteTallies(bookPattern, first, last);
+  for (const r of rows) t.add(r);
+  return t.groups();
 }
 
 /** Feature vector of one address from its rows in memory (any order); rows outside the window are ignored. */
 export function featuresOf(rows: FeatureRow[], opts: FeatureOptions): FeatureVector {
   const { first, last } = windowMinutes(opts);
   const a = emptyCounters();
-  for (const c of countMinutes(rows.map((r) => ({ ...r, ip: '' })), opts.bookPattern, first, last).values()) addMinute(a, c);
+  for (const c of countMinutes(rows.map((r) => ({ ...r, ip: '' })), opts.bookPattern, first, last)) addMinute(a, c);
   return vectorOf(a);
 }
 
@@ -372,8 +426,12 @@ export function requiredLiteral(re: RegExp): string | null {
 
 /** IN lists of at most this many addresses. */
 export const IP_CHUNK = 500;
-/** Sums rows per statement when loadCounters reads a whole host. */
-const SUMS_PAGE = 5000;
+/**
+ * Sums rows per statement when loadCounters reads a whole host (also the most addresses of a page of
+ * readCounterPages), by dialect: better-sqlite3 runs each statement on the event loop, so its pages are
+ * smaller; mysql2 parses rows as they arrive and a page costs a round trip.
+ */
+const SUMS_PAGE = { sqlite: 500, mariadb: 1000 } as const;
 
 const num = (v: unknown) => (v == null ? 0 : Number(v));
 
@@ -398,6 +456,8 @@ export const TAIL_IN_JS_MAX = 100_000;
 const UPSERT_ROWS = 500;
 /** loadFeatures reads the raw tail by Id range when it has at most this many Ids, else by (host, time). */
 const TAIL_BY_ID_MAX = 200_000;
+/** Ids per statement when the raw tail is read by Id range and counted in JS (by dialect, as SUMS_PAGE). */
+const TAIL_PAGE_IDS = { sqlite: 500, mariadb: 1000 } as const;
 
 /** The identity of a book pattern (its source and flags), short enough for fw_settings. */
 export const patternKey = (re: RegExp) => createHash('sha1').update(`${re.source}\n${re.flags}`).digest('hex');
@@ -718,7 +778,8 @@ export async function loadFeatures(q: Query, dialect: 'sqlite' | 'mariadb', host
   return out;
 }
 
-export type LoadOptions = FeatureOptions & { ips?: string[]; tailInJsMax?: number; raw?: RawQuery };
+/** `pageSize`: addresses a page and tail Ids a statement (default by dialect: SUMS_PAGE, TAIL_PAGE_IDS; tests set a small one to read many pages). */
+export type LoadOptions = FeatureOptions & { ips?: string[]; tailInJsMax?: number; raw?: RawQuery; pageSize?: number };
 
 /**
  * A host's addresses and their summed counters, packed: `counters` holds COUNTERS numbers an address
@@ -731,87 +792,172 @@ export interface CounterTable {
   counters: Float64Array;
 }
 
-/** The counters behind loadFeatures's vectors (the same addresses, packed: CounterTable). */
+/**
+ * The counters behind loadFeatures's vectors (the same addresses, packed: CounterTable): the pages of
+ * readCounterPages put together.
+ */
 export async function loadCounters(q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: LoadOptions): Promise<CounterTable> {
-  const x = { tailInJsMax: opts.tailInJsMax ?? TAIL_IN_JS_MAX, raw: opts.raw ?? rawOf(q) };
-  const win = windowMinutes(opts);
-  const h = host.toLowerCase();
-  if (!opts.ips) return (await loadPacked(q, dialect, h, win, opts.bookPattern, null, x)).table();
-  const ips = [...new Set(opts.ips)];
-  const parts: CounterTable[] = [];
-  for (let i = 0; i < ips.length; i += IP_CHUNK) parts.push((await loadPacked(q, dialect, h, win, opts.bookPattern, ips.slice(i, i + IP_CHUNK), x)).table());
-  if (parts.length === 1) return parts[0];
-  const counters = new Float64Array(parts.reduce((n, t) => n + t.counters.length, 0));
+  let pages: CounterTable[] = [];
+  let current = 0;
+  await readCounterPages(q, dialect, host, opts, (t, attempt) => {
+    if (attempt !== current) {
+      pages = [];
+      current = attempt;
+    }
+    pages.push(t);
+  });
+  return joinPages(pages);
+}
+
+/** Pages of counters as one table. */
+function joinPages(pages: CounterTable[]): CounterTable {
+  if (pages.length === 1) return pages[0];
+  const counters = new Float64Array(pages.reduce((n, t) => n + t.counters.length, 0));
   let at = 0;
-  for (const t of parts) {
+  for (const t of pages) {
     counters.set(t.counters, at);
     at += t.counters.length;
   }
-  return { ips: parts.flatMap((t) => t.ips), counters };
+  return { ips: pages.flatMap((t) => t.ips), counters };
 }
 
-/** Counters of addresses being summed, packed as CounterTable (grown as addresses come). */
-class Packed {
-  readonly ips: string[] = [];
-  private readonly index = new Map<string, number>();
-  c = new Float64Array(COUNTERS * 1024);
+/** Receives the pages of readCounterPages: `attempt` grows when the read starts again (the pages of earlier attempts are void). */
+export type CounterPageSink = (page: CounterTable, attempt: number) => void;
 
-  get size() {
-    return this.ips.length;
+/**
+ * loadCounters page by page, each page handed on as soon as it is complete (its own buffer, at most
+ * SUMS_PAGE addresses), so that a caller works on it while the next is read (scoreHost: each page to the
+ * scoring thread). The whole host: the raw tail and (a changed book pattern) the books first, then a page
+ * per page of sums rows, per IP_CHUNK addresses whose minutes are summed, and the addresses only in the
+ * tail; by list: a page per IP_CHUNK addresses. Together the pages hold loadCounters's addresses in its
+ * order. A whole-host read that a rollup overtook (its state changed meanwhile) is made again and its
+ * pages come again with `attempt` one more: the caller drops those of earlier attempts (by list, a chunk
+ * is handed on once its own read held).
+ */
+export async function readCounterPages(q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: LoadOptions, onPage: CounterPageSink): Promise<void> {
+  const x = { tailInJsMax: opts.tailInJsMax ?? TAIL_IN_JS_MAX, raw: opts.raw ?? rawOf(q), pageSize: opts.pageSize };
+  const win = windowMinutes(opts);
+  const h = host.toLowerCase();
+  if (!opts.ips) return readPages(q, dialect, h, win, opts.bookPattern, null, x, onPage);
+  const ips = [...new Set(opts.ips)];
+  for (let i = 0; i < ips.length; i += IP_CHUNK) {
+    let chunk: CounterTable[] = [];
+    let current = 0;
+    await readPages(q, dialect, h, win, opts.bookPattern, ips.slice(i, i + IP_CHUNK), x, (t, attempt) => {
+      if (attempt !== current) {
+        chunk = [];
+        current = attempt;
+      }
+      chunk.push(t);
+    });
+    if (chunk.length) onPage(joinPages(chunk), 0);
+  }
+}
+
+/** A minute of the raw tail of an address. */
+type TailGroup = MinuteCounters & { ip: string; minute: number };
+
+const AGENTS = COUNTER_COLUMNS.indexOf('agents');
+const BOOKS = COUNTER_COLUMNS.indexOf('books');
+const FIRST = COUNTER_COLUMNS.indexOf('first_stime');
+const LAST = COUNTER_COLUMNS.indexOf('last_stime');
+
+/** Adds one minute's counters to the packed counters at c[p ..] (addMinute on a packed row, COUNTER_COLUMNS order; spelled out: a keyed loop is several times slower). */
+function addPacked(c: Float64Array, p: number, m: MinuteCounters) {
+  c[p] += m.n;
+  c[p + 1] += m.nonstatic;
+  c[p + 2] += m.busy_s;
+  c[p + 3] += m.urls;
+  c[p + 4] += m.c4xx;
+  c[p + 5] += m.c5xx;
+  c[p + 6] += m.static;
+  c[p + 7] += m.empty_ref;
+  c[p + 8] += m.ua_missing;
+  c[p + 9] += m.ua_library;
+  c[p + 10] += m.ua_bot;
+  if (m.agents > c[p + AGENTS]) c[p + AGENTS] = m.agents;
+  c[p + 12] += m.head_post;
+  c[p + 13] += m.rt_sum;
+  c[p + 14] += m.rt_n;
+  c[p + 15] += m.night;
+  c[p + 16] += m.depth_sum;
+  c[p + 17] += m.books;
+  if (m.first_stime < c[p + FIRST]) c[p + FIRST] = m.first_stime;
+  if (m.last_stime > c[p + LAST]) c[p + LAST] = m.last_stime;
+}
+// addPacked's positions are COUNTER_COLUMNS's order written out: a reordered list must fail at once, not add columns into each other
+const PACKED_ORDER = ['n', 'nonstatic', 'busy_s', 'urls', 'c4xx', 'c5xx', 'static', 'empty_ref', 'ua_missing', 'ua_library', 'ua_bot', 'agents', 'head_post', 'rt_sum', 'rt_n', 'night', 'depth_sum', 'books', 'first_stime', 'last_stime'];
+if (PACKED_ORDER.join() !== COUNTER_COLUMNS.join()) throw new Error('addPacked does not follow COUNTER_COLUMNS');
+
+/**
+ * Pages of packed counters as they are made: an address's stored counters, then its raw tail's minutes
+ * added in the tail's order, then the books counted apart (a changed pattern) in place of the stored ones;
+ * `flush` hands the page on.
+ */
+class PageWriter {
+  private ips: string[] = [];
+  private c: Float64Array;
+
+  /** `tail`: an address's tail minutes, in the order of its first (the addresses in the order of their first minute; taken out as used). */
+  constructor(
+    private readonly size: number, private readonly tail: Map<string, TailGroup[]>, private readonly books: Map<string, number> | null, private readonly emit: (t: CounterTable) => void,
+  ) {
+    this.c = new Float64Array(COUNTERS * size);
   }
 
-  /** Where the counters of `ip` start (an address not seen yet gets empty ones). */
-  at(ip: string): number {
-    const i = this.index.get(ip);
-    if (i !== undefined) return i * COUNTERS;
-    const n = this.ips.length;
-    this.index.set(ip, n);
-    this.ips.push(ip);
-    const p = n * COUNTERS;
+  get full() {
+    return this.ips.length >= this.size;
+  }
+
+  /** An address's stored counters from a raw row's columns `from` .. from + COUNTERS - 1 (COUNTER_COLUMNS order). */
+  stored(ip: string, r: unknown[], from: number) {
+    const p = this.next(ip);
+    const c = this.c;
+    for (let k = 0; k < COUNTERS; k++) c[p + k] = num(r[from + k]);
+    this.finish(ip, p);
+  }
+
+  /** The addresses of the tail without stored counters (in the order of their first minute), then the last page. */
+  tailOnly() {
+    for (const ip of [...this.tail.keys()]) {
+      const p = this.next(ip);
+      this.c.fill(0, p, p + COUNTERS);
+      this.c[p + FIRST] = Infinity;
+      this.c[p + LAST] = -Infinity;
+      this.finish(ip, p);
+      if (this.full) this.flush();
+    }
+    this.flush();
+  }
+
+  flush() {
+    if (!this.ips.length) return;
+    const n = this.ips.length * COUNTERS;
+    this.emit({ ips: this.ips, counters: n === this.c.length ? this.c : this.c.slice(0, n) });
+    this.ips = [];
+    this.c = new Float64Array(COUNTERS * this.size);
+  }
+
+  private next(ip: string): number {
+    const p = this.ips.length * COUNTERS;
     if (p + COUNTERS > this.c.length) {
       const c = new Float64Array(this.c.length * 2);
       c.set(this.c);
       this.c = c;
     }
-    this.c[p + FIRST] = Infinity;
-    this.c[p + LAST] = -Infinity;
+    this.ips.push(ip);
     return p;
   }
 
-  find(ip: string): number {
-    const i = this.index.get(ip);
-    return i === undefined ? -1 : i * COUNTERS;
-  }
-
-  /** The counters of `ip` from a raw row's columns `from` .. from + COUNTERS - 1 (COUNTER_COLUMNS order). */
-  set(ip: string, r: unknown[], from: number) {
-    const p = this.at(ip);
-    const c = this.c;
-    for (let k = 0; k < COUNTERS; k++) c[p + k] = num(r[from + k]);
-  }
-
-  /** Adds one minute's counters (addMinute). */
-  add(ip: string, m: MinuteCounters) {
-    const p = this.at(ip);
-    const c = this.c;
-    COUNTER_COLUMNS.forEach((k, i) => {
-      if (i === AGENTS || i === LAST) {
-        if (m[k] > c[p + i]) c[p + i] = m[k];
-      } else if (i === FIRST) {
-        if (m[k] < c[p + i]) c[p + i] = m[k];
-      } else c[p + i] += m[k];
-    });
-  }
-
-  table(): CounterTable {
-    const n = this.ips.length * COUNTERS;
-    return { ips: this.ips, counters: n === this.c.length ? this.c : this.c.slice(0, n) };
+  private finish(ip: string, p: number) {
+    const groups = this.tail.get(ip);
+    if (groups) {
+      this.tail.delete(ip);
+      for (const g of groups) addPacked(this.c, p, g);
+    }
+    if (this.books) this.c[p + BOOKS] = this.books.get(ip) ?? 0;
   }
 }
-const AGENTS = COUNTER_COLUMNS.indexOf('agents');
-const BOOKS = COUNTER_COLUMNS.indexOf('books');
-const FIRST = COUNTER_COLUMNS.indexOf('first_stime');
-const LAST = COUNTER_COLUMNS.indexOf('last_stime');
 
 interface RollupState {
   w: number;
@@ -827,105 +973,157 @@ async function rollupState(q: Query): Promise<RollupState> {
   return { w: Number(get(FEATURE_ROLLUP_SETTING) ?? 0) || 0, books: get(FEATURE_BOOKS_SETTING) ?? '', sums: Number(get(FEATURE_SUMS_SETTING) ?? 0) || 0, maxId: num(m?.m) };
 }
 
-/** Raw rows of (ip, stime, method, url, code, ref, agent, request_time, tag). */
-function* tailRows(rows: unknown[][]): Generator<FeatureRow> {
-  for (const r of rows) {
-    yield {
-      ip: r[0] as string, stime: r[1] as number, method: r[2] as string, url: r[3] as string, code: r[4] as number, ref: r[5] as string | null,
-      agent: r[6] as string | null, request_time: r[7] as number | null, tag: r[8] as string,
-    };
-  }
+/** Lets the event loop run between pages (better-sqlite3 answers at once, so an await alone would not). */
+const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** What bounds a read: the host, the window, the addresses (null: all), the rollup state. */
+interface ReadScope {
+  q: Query;
+  raw: RawQuery;
+  dialect: 'sqlite' | 'mariadb';
+  host: string;
+  win: { first: number; last: number };
+  bookPattern: RegExp;
+  inList: string;
+  ipParams: string[];
+  st: RollupState;
+  /** Tail Ids a statement. */
+  tailPage: number;
 }
 
 /**
- * Sums of one host's addresses: S = the rolled-up counters of the window's minutes (rows with Id <=
- * watermark) + T = raw rows with Id > watermark in the window's seconds, counted per minute and added
- * minute by minute. S: when the sums' cut lies at or before the window's first minute, an address's
- * sums row where its lo and hi lie in the window, else its minutes summed (see "Sums"); otherwise every
- * minute row of the window summed per address. T: counted in JS from the plain rows when it has at
- * most `tailInJsMax` Ids (countMinutes, as featuresOf), else grouped in SQL (minuteGroupSteps). A minute
- * in both: its agents = stored + tail (as the rollup would add them), looked up for the tail's minutes.
- * Stored books counted with another pattern: books from the raw rows instead. The rollup state is read
- * again at the end: a rollup that moved it meanwhile (S and T overlapping) means a retry.
+ * The raw tail (rows with Id > watermark in the window's seconds) counted per minute, by address: at
+ * most `tailInJsMax` Ids read as plain rows and counted in JS (MinuteTallies, as featuresOf), by Id in
+ * pages of TAIL_PAGE_IDS (the last one open, as one statement would be), else grouped in SQL
+ * (minuteGroupSteps). A minute also stored: its agents = stored + tail (as the rollup would add them),
+ * looked up for the tail's minutes.
  */
-async function loadPacked(
+async function tailByIp(s: ReadScope, tailInJsMax: number): Promise<Map<string, TailGroup[]>> {
+  const { st, win, host, dialect } = s;
+  const byId = st.maxId - st.w <= TAIL_BY_ID_MAX;
+  // by Id: the primary key (SQLite: the rowid, which NOT INDEXED still uses); else the (host, stime) index
+  const table = byId ? (dialect === 'sqlite' ? 'fw_access_log NOT INDEXED' : 'fw_access_log FORCE INDEX (PRIMARY)') : 'fw_access_log';
+  const where = `proxy_host = ? AND Id > ? AND stime >= ? AND stime < ?${s.inList}`;
+  const params = (from: number) => [host, from, win.first * 60, (win.last + 1) * 60, ...s.ipParams];
+  let tail: TailGroup[];
+  if (st.maxId - st.w <= tailInJsMax) {
+    const select = `SELECT ip, stime, method, url, code, ref, agent, request_time, tag FROM ${table} WHERE ${where}`;
+    const tallies = new MinuteTallies(s.bookPattern, win.first, win.last);
+    // pages of Ids in Id order (the order one statement along the primary key reads them), each counted before
+    // the next is read: no statement or count holds the event loop long; one statement off the primary key
+    const step = byId ? s.tailPage : Infinity;
+    for (let from = st.w; ; from += step) {
+      const last = from + step >= st.maxId;
+      for (const r of await s.raw(last ? select : `${select} AND Id <= ?`, last ? params(from) : [...params(from), from + step])) tallies.addRaw(r);
+      if (last) break;
+      await breathe();
+    }
+    tail = tallies.groups();
+  } else {
+    tail = [...(await runAsync(minuteGroupSteps(dialect, table, where, params(st.w), s.bookPattern), (x) => s.q(x.sql, x.params))).values()].map((g) => ({ ...g.c, ip: g.ip, minute: g.minute }));
+  }
+  const out = new Map<string, TailGroup[]>();
+  if (!tail.length) return out;
+  const stored = new Map<string, number>();
+  if (st.w > 0) {
+    const minutes = [...new Set(tail.map((g) => g.minute))];
+    const rows = await s.q<{ ip: string; minute: unknown; agents: unknown }>(
+      `SELECT ip, minute, agents FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute IN (${minutes.map(() => '?').join(', ')})${s.inList}`,
+      [host, ...minutes, ...s.ipParams],
+    );
+    for (const r of rows) stored.set(`${r.ip}\n${num(r.minute)}`, num(r.agents));
+  }
+  for (const g of tail) {
+    g.agents += stored.get(`${g.ip}\n${g.minute}`) ?? 0;
+    const list = out.get(g.ip);
+    if (list) list.push(g);
+    else out.set(g.ip, [g]);
+  }
+  return out;
+}
+
+/** Distinct books per address counted from the raw rows of the window (the stored ones were counted with another pattern). */
+async function booksByIp(s: ReadScope): Promise<Map<string, number>> {
+  const { win } = s;
+  const books = await runAsync(
+    bookSteps(s.dialect, 'fw_access_log', `proxy_host = ? AND stime >= ? AND stime < ?${s.inList}`, [s.host, win.first * 60, (win.last + 1) * 60, ...s.ipParams], s.bookPattern),
+    (x) => s.q(x.sql, x.params),
+  );
+  const out = new Map<string, number>();
+  for (const [k, set] of books) {
+    const ip = k.slice(k.lastIndexOf('\n') + 1);
+    out.set(ip, (out.get(ip) ?? 0) + set.size);
+  }
+  return out;
+}
+
+/**
+ * Sums of one host's addresses, in pages: S = the rolled-up counters of the window's minutes (rows with
+ * Id <= watermark) + T = raw rows with Id > watermark in the window's seconds, counted per minute and
+ * added minute by minute (tailByIp, read first so that each page of S is complete when read). S: when
+ * the sums' cut lies at or before the window's first minute, an address's sums row where its lo and hi
+ * lie in the window, else its minutes summed (see "Sums"); otherwise every minute row of the window
+ * summed per address. Stored books counted with another pattern: books from the raw rows instead. The
+ * rollup state is read again at the end: a rollup that moved it meanwhile (S and T overlapping) means a
+ * retry, its pages with `attempt` one more.
+ */
+async function readPages(
   q: Query, dialect: 'sqlite' | 'mariadb', host: string, win: { first: number; last: number }, bookPattern: RegExp, ips: string[] | null,
-  { tailInJsMax, raw }: { tailInJsMax: number; raw: RawQuery },
-): Promise<Packed> {
-  if (ips && !ips.length) return new Packed();
+  { tailInJsMax, raw, pageSize: size }: { tailInJsMax: number; raw: RawQuery; pageSize?: number }, onPage: CounterPageSink,
+): Promise<void> {
+  if (ips && !ips.length) return;
   const inList = ips ? ` AND ip IN (${ips.map(() => '?').join(', ')})` : '';
   const ipParams = ips ?? [];
-  const exec = (s: Step) => q(s.sql, s.params);
-  const fromS = win.first * 60;
-  const toS = (win.last + 1) * 60;
   for (let attempt = 0; ; attempt++) {
     const st = await rollupState(q);
-    const aggs = new Packed();
+    const s: ReadScope = { q, raw, dialect, host, win, bookPattern, inList, ipParams, st, tailPage: size ?? TAIL_PAGE_IDS[dialect] };
+    const tail = st.maxId > st.w ? await tailByIp(s, tailInJsMax) : new Map<string, TailGroup[]>();
+    const books = st.w > 0 && st.books !== patternKey(bookPattern) ? await booksByIp(s) : null;
+    const pageSize = size ?? SUMS_PAGE[dialect];
+    const pages = new PageWriter(pageSize, tail, books, (t) => onPage(t, attempt));
     if (st.w > 0 && st.sums > 0 && st.sums <= win.first) {
       const select = `SELECT ip, lo, hi, ${COUNTER_COLUMNS.join(', ')} FROM fw_ip_feature_sums WHERE proxy_host = ? AND hi >= ?`;
       const partial: string[] = [];
       const take = (rows: unknown[][]) => {
         for (const r of rows) {
-          if (num(r[1]) >= win.first && num(r[2]) <= win.last) aggs.set(String(r[0]), r, 3);
+          if (num(r[1]) >= win.first && num(r[2]) <= win.last) pages.stored(String(r[0]), r, 3);
           else partial.push(String(r[0]));
         }
+        pages.flush();
       };
       if (ips) take(await raw(select + inList, [host, win.first, ...ipParams]));
       else {
         // the whole host in pages along the primary key (proxy_host, ip): each a short statement (SQLite runs
         // on the event loop), the state check at the end covers them all
         for (let after = ''; ;) {
-          const rows = await raw(`${select} AND ip > ? ORDER BY ip LIMIT ${SUMS_PAGE}`, [host, win.first, after]);
+          const rows = await raw(`${select} AND ip > ? ORDER BY ip LIMIT ${pageSize}`, [host, win.first, after]);
           take(rows);
-          if (rows.length < SUMS_PAGE) break;
+          if (rows.length < pageSize) break;
           after = String(rows[rows.length - 1][0]);
+          await breathe();
         }
       }
-      for (let i = 0; i < partial.length; i += IP_CHUNK) {
-        const part = partial.slice(i, i + IP_CHUNK);
+      const chunk = Math.min(IP_CHUNK, pageSize);
+      for (let i = 0; i < partial.length; i += chunk) {
+        const part = partial.slice(i, i + chunk);
         const sums = await raw(
           `SELECT ip, ${SUM_SELECT} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND ip IN (${part.map(() => '?').join(', ')}) AND minute >= ? AND minute <= ? GROUP BY ip`,
           [host, ...part, win.first, win.last],
         );
-        for (const r of sums) aggs.set(String(r[0]), r, 1);
+        for (const r of sums) pages.stored(String(r[0]), r, 1);
+        pages.flush();
       }
     } else if (st.w > 0) {
       const rows = await raw(`SELECT ip, ${SUM_SELECT} FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute >= ? AND minute <= ?${inList} GROUP BY ip`, [host, win.first, win.last, ...ipParams]);
-      for (const r of rows) aggs.set(String(r[0]), r, 1);
-    }
-    if (st.maxId > st.w) {
-      const byId = st.maxId - st.w <= TAIL_BY_ID_MAX;
-      // by Id: the primary key (SQLite: the rowid, which NOT INDEXED still uses); else the (host, stime) index
-      const table = byId ? (dialect === 'sqlite' ? 'fw_access_log NOT INDEXED' : 'fw_access_log FORCE INDEX (PRIMARY)') : 'fw_access_log';
-      const where = `proxy_host = ? AND Id > ? AND stime >= ? AND stime < ?${inList}`;
-      const params = [host, st.w, fromS, toS, ...ipParams];
-      const tail: Array<MinuteCounters & { ip: string; minute: number }> = st.maxId - st.w <= tailInJsMax
-        ? [...countMinutes(tailRows(await raw(`SELECT ip, stime, method, url, code, ref, agent, request_time, tag FROM ${table} WHERE ${where}`, params)), bookPattern, win.first, win.last).values()]
-        : [...(await runAsync(minuteGroupSteps(dialect, table, where, params, bookPattern), exec)).values()].map((g) => ({ ...g.c, ip: g.ip, minute: g.minute }));
-      const stored = new Map<string, number>();
-      if (tail.length && aggs.size) {
-        const minutes = [...new Set(tail.map((g) => g.minute))];
-        const rows = await q<{ ip: string; minute: unknown; agents: unknown }>(
-          `SELECT ip, minute, agents FROM fw_ip_feature_minutes WHERE proxy_host = ? AND minute IN (${minutes.map(() => '?').join(', ')})${inList}`,
-          [host, ...minutes, ...ipParams],
-        );
-        for (const r of rows) stored.set(`${r.ip}\n${num(r.minute)}`, num(r.agents));
+      for (const r of rows) {
+        pages.stored(String(r[0]), r, 1);
+        if (pages.full) pages.flush();
       }
-      for (const g of tail) {
-        g.agents += stored.get(`${g.ip}\n${g.minute}`) ?? 0;
-        aggs.add(g.ip, g);
-      }
+      pages.flush();
     }
-    if (st.w > 0 && st.books !== patternKey(bookPattern)) {
-      for (let i = 0; i < aggs.size; i++) aggs.c[i * COUNTERS + BOOKS] = 0;
-      const books = await runAsync(bookSteps(dialect, 'fw_access_log', `proxy_host = ? AND stime >= ? AND stime < ?${inList}`, [host, fromS, toS, ...ipParams], bookPattern), exec);
-      for (const [k, set] of books) {
-        const p = aggs.find(k.slice(k.lastIndexOf('\n') + 1));
-        if (p >= 0) aggs.c[p + BOOKS] += set.size;
-      }
-    }
-    if (attempt >= 4) return aggs;
+    pages.tailOnly();
+    if (attempt >= 4) return;
     const again = await rollupState(q);
-    if (again.w === st.w && again.sums === st.sums) return aggs;
+    if (again.w === st.w && again.sums === st.sums) return;
   }
 }
