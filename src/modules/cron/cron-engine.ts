@@ -18,7 +18,8 @@ import { RpcRegistry } from '../../core/rpc/rpc.registry.js';
 import { CronHistory } from './cron-history.js';
 import { CronSettingEntity, CronTaskEntity } from './cron.entities.js';
 import { ALIVE_MS, CronCoordinator, type CronControl, type RunningMark } from './cron-coordinator.js';
-import { httpPlanOf, KILLED, RunAbort, runCronCmd, runHttp, SHUTDOWN, type HttpPlan, type RunOutcome } from './cron-runner.js';
+import { httpPlanOf, KILLED, RunAbort, runCronCmd, SHUTDOWN, type HttpPlan, type RunOutcome } from './cron-runner.js';
+import { CronHttpThread } from './http/cron-http.thread.js';
 import { openSecrets, resolveSecrets, sealSecrets } from './cron-secret.js';
 
 interface Entry {
@@ -84,7 +85,8 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
  * buckets by that second (`due`) under one timer, so every task due at a second is started in one
  * pass at that second (no timer callback per task, nothing spread over the second). Each tick claims
  * the run (Redis when configured), refuses to start a task that is still running (a 'skipped' row),
- * runs it (cron-runner.ts; `curl=` through undici's dispatcher on one keep-alive agent, cron-http.ts), records the run
+ * runs it (cron-runner.ts; `curl=` in the cron HTTP thread, http/cron-http.thread.ts: undici's dispatcher on
+ * one keep-alive agent, the responses read there too), records the run
  * and tells every admin through `cron.status`. Pause/resume, run now, kill, the service switch and
  * reload act on the same map; with Redis they reach every instance.
  */
@@ -106,6 +108,8 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   private reloading: Promise<void> = Promise.resolve();
   private readonly owners = new Map<number, { until: number; user: Promise<UserEntity | null> }>();
   private beaconRead?: { at: number; row: Promise<{ owner: string; until: number } | null> };
+  /** The thread that dispatches the `curl=` runs and reads their responses (started with the first HTTP task prepared). */
+  private http: CronHttpThread | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
@@ -149,6 +153,9 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     const runs = [...this.running.values()];
     for (const r of runs) r.abort.abort(SHUTDOWN);
     await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, 3000).unref())]);
+    // Runs the HTTP thread did not answer for by then end as interrupted when it stops (recorded below).
+    await this.http?.close();
+    await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, 100).unref())]);
     clearTimeout(this.emitTimer);
     await this.history.flush();
     await this.coordinator.close();
@@ -205,8 +212,24 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (err) {
       p = { error: (err as Error).message };
     }
-    if (e) e.prep = { key, p };
+    if (e) {
+      this.dropPlan(e);
+      e.prep = { key, p };
+    }
+    // The first HTTP task starts the thread, so it is up before its first run.
+    if ('http' in p && p.http && !p.http.refused && this.active) this.httpThread().warm();
     return p;
+  }
+
+  private httpThread(): CronHttpThread {
+    this.http ??= new CronHttpThread({ onFailure: (why) => this.log.error(`the cron HTTP thread stopped (${why}); the next HTTP run starts another`) });
+    return this.http;
+  }
+
+  /** The entry's HTTP request is no longer used (its task changed or left): the thread forgets it. */
+  private dropPlan(e: Entry) {
+    const p = e.prep?.p;
+    if (p && 'http' in p && p.http) this.http?.drop(p.http);
   }
 
   /** A shared setting, created with `init()` when absent (two instances starting at once agree on the first). */
@@ -250,6 +273,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
       for (const [Id, e] of this.entries) {
         if (seen.has(Id)) continue;
         this.unschedule(e);
+        this.dropPlan(e);
         this.entries.delete(Id);
         this.last.delete(Id);
       }
@@ -498,7 +522,10 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     this.launch(task, run, finish);
   }
 
-  /** The run begins its work: its start is recorded now, just before its request is handed to the HTTP agent (or its action called). */
+  /**
+   * The run begins its work: an action is called now; an HTTP run is posted to the cron HTTP thread,
+   * which records its own start when it hands the request to undici (`run.started` is replaced by it).
+   */
   private launch(task: CronTaskEntity, run: Run, finish: () => void) {
     run.started = new Date();
     this.changed(task.Id);
@@ -508,16 +535,24 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   private async execute(task: CronTaskEntity, run: Run) {
     const refresh = this.coordinator.refreshEvery(task.Id, run.mark);
     let outcome: RunOutcome;
+    let ended: Date | null = null;
     try {
       const p = this.prepare(task);
       if ('error' in p) outcome = { status: 'error', message: p.error, output: null };
-      else if (p.http) outcome = await runHttp(p.http, run.abort);
-      else outcome = await runCronCmd(p.cmd, run.abort, { registry: this.registry, actor: () => this.actorFor(task) });
+      else if (p.http) {
+        const o = await this.httpThread().run(p.http, run.abort);
+        outcome = o;
+        // The thread's clock: when it handed the request to undici and when the run settled there.
+        if (o.started !== undefined && o.ended !== undefined) {
+          run.started = new Date(o.started);
+          ended = new Date(o.ended);
+        }
+      } else outcome = await runCronCmd(p.cmd, run.abort, { registry: this.registry, actor: () => this.actorFor(task) });
     } catch (err) {
       outcome = { status: 'error', message: (err as Error).message, output: null };
     }
     clearInterval(refresh);
-    const ended = new Date();
+    ended ??= new Date();
     const duration = ended.getTime() - run.started.getTime();
     this.running.delete(task.Id);
     // Redis down: the mark stays until the next tick of this instance finds it as its own and replaces it (no warning per run: the outage is logged once).
@@ -575,7 +610,10 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   /** A deleted task: stop its schedule and any run, drop its state. */
   async forget(Id: number) {
     const e = this.entries.get(Id);
-    if (e) this.unschedule(e);
+    if (e) {
+      this.unschedule(e);
+      this.dropPlan(e);
+    }
     this.entries.delete(Id);
     this.last.delete(Id);
     const r = this.running.get(Id);

@@ -12,6 +12,15 @@ const FLUSH_MS = 500;
 const FLUSH_ROWS = 500;
 const INSERT_CHUNK = 200;
 const PRUNE_MS = 60_000;
+/** Tasks whose row counts are read in one query by the prune. */
+const PRUNE_CHUNK = 200;
+
+/**
+ * One turn of the event loop. With SQLite (better-sqlite3) a query runs synchronously and its promise
+ * is already settled, so a loop of queries never lets a timer or a request in: the prune of 1,000
+ * tasks held the loop for about 400 ms once a minute (the cron bench's action tasks, issue 25).
+ */
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
 export const toRunView = (r: CronRunEntity): CronRunView => ({
   Id: r.Id,
@@ -99,17 +108,34 @@ export class CronHistory implements OnModuleInit, OnModuleDestroy {
     await ds.query(`INSERT INTO ${table} (${cols.map((c) => ds.driver.escape(c.databaseName)).join(', ')}) VALUES ${batch.map(() => row).join(', ')}`, params);
   }
 
-  /** Keeps the newest CRON_HISTORY_KEEP runs of each task that ran since the last prune. */
+  /**
+   * Keeps the newest CRON_HISTORY_KEEP runs of each task that ran since the last prune: one count
+   * query per PRUNE_CHUNK tasks finds those over the limit, then two statements each, one task per
+   * turn of the event loop (nextTurn), so the ticks and the API go on meanwhile.
+   */
   async prune(): Promise<void> {
     const ids = [...this.dirty];
     this.dirty.clear();
-    for (const task_id of ids) {
+    for (let i = 0; i < ids.length; i += PRUNE_CHUNK) {
+      let over: number[];
       try {
-        const edge = await this.runs.find({ select: { Id: true }, where: { task_id }, order: { Id: 'DESC' }, skip: CRON_HISTORY_KEEP - 1, take: 1 });
-        if (edge.length) await this.runs.createQueryBuilder().delete().where('task_id = :task_id AND Id < :Id', { task_id, Id: edge[0].Id }).execute();
+        const rows = await this.runs.createQueryBuilder('r').select('r.task_id', 'task_id').where('r.task_id IN (:...ids)', { ids: ids.slice(i, i + PRUNE_CHUNK) })
+          .groupBy('r.task_id').having('COUNT(*) > :keep', { keep: CRON_HISTORY_KEEP }).getRawMany<{ task_id: number | string }>();
+        over = rows.map((r) => Number(r.task_id));
       } catch (err) {
-        this.log.warn(`prune of task ${task_id}: ${(err as Error).message}`);
+        this.log.warn(`prune of ${Math.min(PRUNE_CHUNK, ids.length - i)} tasks: ${(err as Error).message}`);
+        continue;
       }
+      for (const task_id of over) {
+        await nextTurn();
+        try {
+          const edge = await this.runs.find({ select: { Id: true }, where: { task_id }, order: { Id: 'DESC' }, skip: CRON_HISTORY_KEEP - 1, take: 1 });
+          if (edge.length) await this.runs.createQueryBuilder().delete().where('task_id = :task_id AND Id < :Id', { task_id, Id: edge[0].Id }).execute();
+        } catch (err) {
+          this.log.warn(`prune of task ${task_id}: ${(err as Error).message}`);
+        }
+      }
+      await nextTurn();
     }
   }
 

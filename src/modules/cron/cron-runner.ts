@@ -2,15 +2,16 @@ import { actionArgument, actionName, CRON_OUTPUT_TAIL, type CronCmd } from '../.
 import type { Actor } from '../../core/auth/actor.js';
 import type { RpcRegistry } from '../../core/rpc/rpc.registry.js';
 import { toFailure } from '../../core/errors.js';
-import { httpPlanOf, INTERRUPTED, KILLED, RunAbort, runHttp, type RunOutcome } from './cron-http.js';
+import { httpPlanOf, INTERRUPTED, KILLED, RunAbort, runHttp, type RunOutcome } from './http/cron-http.js';
 
-export { httpPlanOf, KILLED, RunAbort, runHttp, SHUTDOWN, type HttpPlan, type RunOutcome } from './cron-http.js';
+export { httpPlanOf, KILLED, RunAbort, runHttp, SHUTDOWN, type HttpPlan, type RunOutcome } from './http/cron-http.js';
 
 const tail = (s: string) => (s.length > CRON_OUTPUT_TAIL ? '…' + s.slice(-CRON_OUTPUT_TAIL) : s);
 
 /**
  * Runs one task's command. Nothing goes through a shell and no executable is started:
- * - `curl=`: runHttp (cron-http.ts: undici's dispatcher on the shared agent) with the task's method and parameters,
+ * - `curl=`: runHttp (http/cron-http.ts: undici's dispatcher on the shared agent), in-process (the engine's
+ *   runs go through the cron HTTP thread instead, http/cron-http.thread.ts, with the same code), with the task's method and parameters,
  *   aborted by a kill or after CRON_HTTP_TIMEOUT_MS; `cmd` is the one with the task's secrets filled in
  *   (cron-secret.ts); the URL's user part is never sent in the URL: it goes as `Authorization: Basic`;
  * - `path=` + `method=`: the RPC method `{path}.{method}` through the registry (role check, input

@@ -1,16 +1,19 @@
 /**
  * The HTTP side of `curl=` tasks: undici's dispatcher API on one keep-alive agent, instead of `fetch`.
- * A burst of a thousand tasks due in the same second is started in one pass on the event loop, so what
- * each start costs decides the lateness of the last one; `fetch` cost 0.1-0.2 ms of CPU per request
- * (Request/Headers objects, web streams, an AbortSignal and its listener). Here a run hands undici one
- * plain options object, prepared once per task, and a handler that keeps the body's tail: about 10 µs.
+ * A burst of a thousand tasks due in the same second is started at once, so what each start costs
+ * decides the lateness of the last one; `fetch` cost 0.1-0.2 ms of CPU per request (Request/Headers
+ * objects, web streams, an AbortSignal and its listener). Here a run hands undici one plain options
+ * object, prepared once per task, and a handler that keeps the body's tail.
+ * The engine's runs go through this code in the cron HTTP thread (cron-http.thread.ts,
+ * cron-http.worker.ts), so the dispatches and the responses of a burst stay off the main event loop;
+ * `runCronCmd` (cron-runner.ts) calls it in-process.
  */
 import type { Duplex } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from 'node:zlib';
 import { Agent, Dispatcher, interceptors } from 'undici';
-import { CRON_HTTP_TIMEOUT_MS, CRON_OUTPUT_TAIL, httpRequestOf, type CronHttpCmd, type CronRunStatus } from '../../contracts/cron.js';
-import { TIMEOUT_MESSAGE } from '../../contracts/constants.js';
-import { basicAuthorization } from './cron-secret.js';
+import { CRON_HTTP_TIMEOUT_MS, CRON_OUTPUT_TAIL, httpRequestOf, type CronHttpCmd, type CronRunStatus } from '../../../contracts/cron.js';
+import { TIMEOUT_MESSAGE } from '../../../contracts/constants.js';
+import { basicAuthorization } from '../cron-secret.js';
 
 export interface RunOutcome {
   status: Exclude<CronRunStatus, 'skipped'>;
@@ -62,6 +65,11 @@ export class RunAbort {
     else signal.addEventListener('abort', () => a.abort(signal.reason), { once: true });
     return a;
   }
+}
+
+/** What a run records when its abort came first: the reason says which (kill, time-out, or shutdown). */
+export function abortOutcome(reason: unknown): RunOutcome {
+  return reason === KILLED ? { status: 'killed', message: 'Killed', output: null } : reason === TIMED_OUT ? { status: 'error', message: TIMEOUT_MESSAGE, output: null } : { status: 'error', message: INTERRUPTED, output: null };
 }
 
 const tail = (s: string) => (s.length > CRON_OUTPUT_TAIL ? '…' + s.slice(-CRON_OUTPUT_TAIL) : s);
@@ -221,8 +229,7 @@ class HttpRun implements Dispatcher.DispatchHandler {
   }
 
   private aborted() {
-    const r = this.abort.reason;
-    this.settle(r === KILLED ? { status: 'killed', message: 'Killed', output: null } : r === TIMED_OUT ? { status: 'error', message: TIMEOUT_MESSAGE, output: null } : { status: 'error', message: INTERRUPTED, output: null });
+    this.settle(abortOutcome(this.abort.reason));
   }
 
   private settle(o: RunOutcome) {
