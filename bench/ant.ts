@@ -177,6 +177,13 @@ function antsProcess() {
   });
 }
 
+/**
+ * The backlog window measures capacity: every ant asks again the moment it is answered, so the hand-out
+ * latency is about the ants' number over the rate (Little's law), not a figure the goals (set for 10,000
+ * tasks a minute) apply to.
+ */
+const CAPACITY = 'none: capacity (every ant always asking: latency ≈ ants ÷ rate; the goals are for the window above)';
+
 /** What the earlier runs showed, and what changed; kept with the figures. */
 const WHERE_TIME_GOES = [
   '### Where the time goes',
@@ -375,9 +382,9 @@ async function consoleProcess() {
     '| measure | value | goal |',
     '|---|---|---|',
     `| tasks handed out | **${Math.round(r.backlogRun.handedPerMin).toLocaleString('en-US')} a minute** (over ${r.backlogRun.seconds.toFixed(1)} s) | ${met(r.backlogRun.handedPerMin >= RATE)} (≥ ${RATE.toLocaleString('en-US')}) |`,
-    `| hand-out latency, p50 / p99 / max | ${ms(r.backlogRun.p50)} / **${ms(r.backlogRun.p99)}** / ${ms(r.backlogRun.max)} ms | p99 < 50 ms: ${met(r.backlogRun.p99 < 50)} |`,
+    `| hand-out latency, p50 / p99 / max | ${ms(r.backlogRun.p50)} / **${ms(r.backlogRun.p99)}** / ${ms(r.backlogRun.max)} ms | ${CAPACITY} |`,
     `| ant.done answered, p99 | ${ms(r.backlogRun.doneP99)} ms | |`,
-    `| console event-loop delay, p50 / p99 / max | ${ms(r.backlogRun.elP50)} / **${ms(r.backlogRun.elP99)}** / ${ms(r.backlogRun.elMax)} ms | p99 < 50 ms: ${met(r.backlogRun.elP99 < 50)} |`,
+    `| console event-loop delay, p50 / p99 / max | ${ms(r.backlogRun.elP50)} / **${ms(r.backlogRun.elP99)}** / ${ms(r.backlogRun.elMax)} ms | ${CAPACITY} |`,
   ].join('\n');
 
   const sqlite = process.env.ANT_BENCH_ONLY === 'mariadb' ? null : await measure('SQLite', {});
