@@ -17,6 +17,7 @@ import { LoginLimiter, RegistrationLimiter } from './login-limiter.js';
 import type { SessionEndReason } from '../../contracts/events.js';
 import { SocketSessions } from '../realtime/socket-sessions.service.js';
 import { SessionEntity, UserEntity } from './user.entity.js';
+import { hydrated } from '../database/hydrate.js';
 
 /** argon2id with the library's defaults (m=19 MiB, t=2, p=1). */
 export const hashPassword = (password: string) => argonHash(password);
@@ -139,8 +140,7 @@ export class AuthService implements OnApplicationBootstrap {
 
   /** A session's datetime column as the ORM reads it (SQLite answers text, MariaDB a Date). */
   private hydrateDate(column: 'expires_at' | 'last_seen', value: unknown): Date {
-    const meta = this.sessions.metadata.findColumnWithPropertyName(column)!;
-    return this.sessions.manager.connection.driver.prepareHydratedValue(value, meta) as Date;
+    return hydrated(this.sessions, column, value) as Date;
   }
 
   /** Ends every session of a user (deactivation, password reset), and their sockets. */

@@ -11,6 +11,7 @@ import { SocketSessions } from '../realtime/socket-sessions.service.js';
 import { AuthService, hashPassword } from './auth.service.js';
 import { UserEntity } from './user.entity.js';
 import type { z } from 'zod';
+import { hydrated } from '../database/hydrate.js';
 
 export const toUserView = (u: Pick<UserEntity, 'uid' | 'login' | 'name' | 'role' | 'active' | 'created_at' | 'last_login'>): UserView => ({
   uid: u.uid, login: u.login, name: u.name, role: u.role, active: u.active,
@@ -87,8 +88,6 @@ export class UsersService {
    */
   private async viewRows(sql: string, params: unknown[]): Promise<ViewRow[]> {
     const raw = (await this.users.manager.query(sql, params)) as Array<Record<string, unknown>>;
-    const driver = this.users.manager.connection.driver;
-    const columns = VIEW_COLUMNS.map((c) => [c, this.users.metadata.findColumnWithPropertyName(c)!] as const);
-    return raw.map((r) => Object.fromEntries(columns.map(([c, meta]) => [c, driver.prepareHydratedValue(r[c], meta)])) as ViewRow);
+    return raw.map((r) => Object.fromEntries(VIEW_COLUMNS.map((c) => [c, hydrated(this.users, c, r[c])])) as ViewRow);
   }
 }

@@ -51,6 +51,9 @@ export function uploadBodyGate(auth: AuthService, maxBytes: number, bodyLimit: s
   };
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST') return next();
+    // A body declared within BODY_LIMIT is the ordinary parser's either way (the upload parser would
+    // read it alike): no session lookup for it, so an RPC call reads its session once (in the guard).
+    if (req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) <= ordinary) return next();
     const path = req.path.length > 1 ? req.path.replace(/\/$/, '') : req.path;
     const route = UPLOAD_ROUTES.find((r) => r.path === path);
     if (!route) return next();
