@@ -162,3 +162,19 @@ export async function startFakeHttp(routes: Record<string, FakeHandler> = {}): P
     },
   };
 }
+
+/**
+ * A test's own node:http handler on loopback, port 0 (for a test that writes its answers itself rather
+ * than scripting them): its URL, and a close that ends every connection first (held answers included).
+ */
+export async function serveLoopback(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}

@@ -5,8 +5,8 @@
  * thread that dies or is closed ends its runs as interrupted and the next run starts another.
  */
 import { jest } from '@jest/globals';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { serveLoopback } from '../helpers/fake-http.js';
 import { gzipSync } from 'node:zlib';
 import { CRON_OUTPUT_TAIL, parseCronCmd, type CronHttpCmd } from '../../src/contracts/cron.js';
 import { httpPlanOf, INTERRUPTED, KILLED, RunAbort, runHttp, SHUTDOWN, type HttpPlan } from '../../src/modules/cron/http/cron-http.js';
@@ -14,13 +14,13 @@ import { CronHttpThread } from '../../src/modules/cron/http/cron-http.thread.js'
 
 jest.setTimeout(60_000);
 
-let server: Server;
+let closeServer: () => Promise<void>;
 let url = '';
 const hanging = new Set<ServerResponse>();
 const hits: string[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  ({ url, close: closeServer } = await serveLoopback((req, res) => {
     hits.push(req.url ?? '');
     if (req.url === '/big') res.end('x'.repeat(200_000) + 'THE END');
     else if (req.url?.startsWith('/never')) hanging.add(res);
@@ -28,14 +28,10 @@ beforeAll(async () => {
     else if (req.url === '/gzip') { res.setHeader('content-encoding', 'gzip'); res.end(gzipSync('unpacked body')); }
     else if (req.url === '/echo') res.end(JSON.stringify({ auth: req.headers.authorization ?? null, method: req.method }));
     else res.end(`ok ${req.method} ${req.url}`);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }));
 });
 afterAll(async () => {
-  for (const r of hanging) r.destroy();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await closeServer();
 });
 
 const plan = (cmd: string): HttpPlan => httpPlanOf(parseCronCmd(cmd) as CronHttpCmd);

@@ -3,21 +3,21 @@
  * output tail (bounded memory for a large body), time-out ('Time wait end'), kill, refused connection,
  * and an action's result, failure and kill.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { serveLoopback } from '../helpers/fake-http.js';
 import { gzipSync } from 'node:zlib';
 import { CRON_OUTPUT_TAIL, parseCronCmd } from '../../src/contracts/cron.js';
 import { AppError } from '../../src/core/errors.js';
 import type { RpcRegistry } from '../../src/core/rpc/rpc.registry.js';
 import { KILLED, runCronCmd } from '../../src/modules/cron/cron-runner.js';
 
-let server: Server;
+let closeServer: () => Promise<void>;
 let url = '';
 const hanging = new Set<ServerResponse>();
 const BIG = 'x'.repeat(1_000_000) + 'THE END';
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  ({ url, close: closeServer } = await serveLoopback((req, res) => {
     if (req.url === '/big') res.end(BIG);
     else if (req.url === '/never') hanging.add(res);
     else if (req.url === '/teapot') { res.statusCode = 418; res.end('short and stout'); }
@@ -30,14 +30,10 @@ beforeAll(async () => {
       req.on('end', () => res.end(JSON.stringify({ method: req.method, url: req.url, auth: req.headers.authorization ?? null, type: req.headers['content-type'] ?? null, accept: req.headers.accept, body })));
     }
     else res.end(`ok ${req.method} ${req.url}`);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }));
 });
 afterAll(async () => {
-  for (const r of hanging) r.destroy();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await closeServer();
 });
 
 const actor = async () => ({ uid: 1, login: 'admin', name: 'Admin', role: 1 });
@@ -102,10 +98,9 @@ describe('curl= tasks', () => {
     expect(all.map((r) => r.output)).toEqual(Array.from({ length: 50 }, (_, i) => `ok GET /p${i}`));
   });
   test('a refused connection is an error naming the cause', async () => {
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((r) => closed.close(r));
+    const closed = await serveLoopback(() => undefined);
+    const port = new URL(closed.url).port;
+    await closed.close();
     expect(await run(`curl=http://127.0.0.1:${port}/x`)).toMatchObject({ status: 'error', message: expect.stringMatching(/^ECONNREFUSED: connect ECONNREFUSED/) });
     expect(await run('curl=http://127.0.0.1:1/x')).toMatchObject({ status: 'error', message: 'fetch failed: bad port' });
   });
