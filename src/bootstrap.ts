@@ -15,7 +15,7 @@ import { ingestTokenGate } from './modules/input-stream/input-stream.controller.
 import { InputStreamService } from './modules/input-stream/input-stream.service.js';
 import { AuthService } from './core/auth/auth.service.js';
 import { FILES_PATH, StorageService } from './core/storage/storage.service.js';
-import { limitBytes, uploadBodyGate, type UploadGatedRequest } from './core/storage/upload-gate.js';
+import { uploadBodyGate, type UploadGatedRequest } from './core/storage/upload-gate.js';
 import { STORAGE_PATH } from './contracts/storage.js';
 
 /** Paths under /api: Express matches mount paths without case, and Nest's routes too (/API/health is /api/health). */
@@ -50,7 +50,6 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
   const json = express.json({ limit: cfg.bodyLimit });
   const ingestGate = ingestTokenGate(app.get(InputStreamService, { strict: false }));
   const uploadGate = uploadBodyGate(app.get(AuthService, { strict: false }), cfg.storage.maxBytes, cfg.bodyLimit);
-  const ordinaryBody = limitBytes(cfg.bodyLimit);
   const api = chain(
     // Every /api answer (errors, 404s and the RPC batch included) is no-store; writes are JSON from this
     // site only. Before the body parser, so a refused body is never parsed.
@@ -62,9 +61,8 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
     (req, res, next) => (INGEST_PATH.test(req.path) ? ingestGate(req, res, next) : next()),
     // Uploads (docs/architecture.md "Storage"): the routes that carry an image as base64 take a larger
     // JSON body than BODY_LIMIT, for a caller whose session (checked before the body is read) may upload.
-    // A body declared within BODY_LIMIT is the ordinary parser's either way (the gate would pass it on
-    // to it, or parse it alike), so only a larger or chunked one costs the gate's session lookup.
-    (req, res, next) => (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > ordinaryBody ? uploadGate(req, res, next) : next()),
+    // Only a body declared past BODY_LIMIT, or chunked, costs the gate's session lookup (upload-gate.ts).
+    uploadGate,
     // JSON only: no route takes a form body (the UI sends JSON everywhere; apiWriteGuard refuses the rest).
     json,
   );
