@@ -10,9 +10,9 @@
  *      schema and connection. As the job leaves it: the feature rollup (FeatureRollupService, every minute)
  *      has counted the stored rows into fw_ip_feature_minutes and the per-address sums, then a minute's
  *      lines arrive (the raw tail); then a new model version scores the whole window: the service's own
- *      call, FirewallScoreService.scoreNow({host}) (the host's counters read and packed on the main thread
- *      page by page, each page sent to the scoring thread as soon as it is read, inputs and forward pass
- *      there while the next page is read), 3 runs, with the event loop's delay meanwhile; then the same
+ *      call, FirewallScoreService.scoreNow({host}) (the host's counters read and packed page by page, on
+ *      SQLite in the counter reader thread, on MariaDB on the main thread; each page sent to the scoring
+ *      thread as soon as it is read, inputs and forward pass there while the next page is read), 3 runs, with the event loop's delay meanwhile; then the same
  *      steps one after another, timed apart. Also the rollup's cost (per 1,000 lines, whole store and the tail minute), a list of
  *      1,000 addresses (getNeyronData's size), the rows streamed into JS (featuresOf) instead, and the
  *      forward pass alone (Scorer beside brain.js run).
@@ -22,12 +22,13 @@
 import brain from 'brain.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { loadavg } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import { FEATURE_NAMES, NN_AUTO_BAN_STATUS, NN_HIDDEN_LAYERS } from '../src/contracts/firewall-train.js';
 import { COUNTERS, driverRawQuery, featuresOf, loadCounters, loadFeatures, SUMS_LAG_MINUTES, toInput, type FeatureRow, type Query, type RawQuery } from '../src/modules/firewall/train/ip-features.js';
 import { FeatureRollupService } from '../src/modules/firewall/train/feature-rollup.service.js';
 import { FirewallScoreService } from '../src/modules/firewall/train/firewall-score.service.js';
+import { FirewallTrainService } from '../src/modules/firewall/train/firewall-train.service.js';
 import { NnModelEntity } from '../src/modules/firewall/train/firewall-train.entities.js';
 import { Scorer, trainInWorker } from '../src/modules/firewall/train/nn-model.js';
 import { ScoringThread } from '../src/modules/firewall/train/nn-score.thread.js';
@@ -159,9 +160,11 @@ interface ScoreResult {
   runs: number[];
   banned: number;
   /** The same steps one after another (ms): the whole host's counters read and packed (of which SQL), the scoring thread's batches. */
-  parts: { counters: number; sql: number; thread: number; batches: number };
+  parts: { counters: number; sql: number; read: number; thread: number; batches: number };
   /** Event loop delay over the 3 runs (ms). */
   loop: { p50: number; p99: number; max: number };
+  /** The main thread's garbage collections during the 3 runs (ms): the longest and the sum (a pause of the loop that is no statement). */
+  gc: { max: number; total: number };
   list_ms: number;
   stream_ms: number;
   stream_ips: number;
@@ -270,6 +273,15 @@ async function scoreBench(label: string, env: Record<string, string>): Promise<S
     const runs: number[] = [];
     let ips = 0;
     let banned = 0;
+    const gc = { max: 0, total: 0 };
+    const gcTake = (entries: PerformanceEntry[]) => {
+      for (const e of entries) {
+        gc.max = Math.max(gc.max, e.duration);
+        gc.total += e.duration;
+      }
+    };
+    const gcObs = new PerformanceObserver((list) => gcTake(list.getEntries()));
+    gcObs.observe({ entryTypes: ['gc'] });
     const loop = await loopDelayDuring(async () => {
       for (let k = 0; k < 3; k++) {
         await ds.query('UPDATE fw_nn_models SET scored_id = 0 WHERE host = ?', [HOST]);
@@ -283,13 +295,21 @@ async function scoreBench(label: string, env: Record<string, string>): Promise<S
         await ds.query('DELETE FROM fw_ip_rules WHERE status = ?', [NN_AUTO_BAN_STATUS]);
       }
     });
+    gcTake(gcObs.takeRecords());
+    gcObs.disconnect();
     // the same steps one after another, timed apart (no overlap of reading and scoring): the whole host's
     // counters (loadCounters, as scoreNow reads them for a new version), then the batches in the scoring thread
     await thread.scoreCounters(`${HOST}\nparts`, model, new Float64Array(COUNTERS)); // the thread started and the weights sent first
     cur = [];
     const p0 = performance.now();
     const whole = await loadCounters(q, dialect, HOST, { bookPattern: BOOK, raw: rq });
-    const parts = { counters: performance.now() - p0, sql: cur.reduce((x, y) => x + y, 0), thread: 0, batches: 0 };
+    const parts = { counters: performance.now() - p0, sql: cur.reduce((x, y) => x + y, 0), read: 0, thread: 0, batches: 0 };
+    // the read as scoreNow makes it (FirewallTrainService.counterPages: on SQLite in the counter reader thread, the pages transferred here)
+    const r1 = performance.now();
+    let readIps = 0;
+    await s.app.get(FirewallTrainService).counterPages(HOST, (t) => (readIps += t.ips.length));
+    parts.read = performance.now() - r1;
+    if (readIps < whole.ips.length) throw new Error('pages lost');
     for (let i = 0; i < whole.ips.length; i += 2000) {
       const a = performance.now();
       const scores = await thread.scoreCounters(`${HOST}\nparts`, model, whole.counters.slice(i * COUNTERS, (i + 2000) * COUNTERS));
@@ -324,7 +344,7 @@ async function scoreBench(label: string, env: Record<string, string>): Promise<S
     const t2 = performance.now();
     await features.rollup({ settleMs: 0, now: now + 60 });
     const cut_ms = performance.now() - t2;
-    return { label, ips, rows, fill_s, runs, banned, parts, loop: { p50: loop.p50, p99: loop.p99, max: loop.max }, list_ms, stream_ms, stream_ips: by.size, rollup_ms, counter_rows, sums_rows, tail_rows, tail_rollup_ms, cut_ms };
+    return { label, ips, rows, fill_s, runs, banned, parts, loop: { p50: loop.p50, p99: loop.p99, max: loop.max }, gc, list_ms, stream_ms, stream_ips: by.size, rollup_ms, counter_rows, sums_rows, tail_rows, tail_rollup_ms, cut_ms };
   } finally {
     await s.close();
   }
@@ -361,11 +381,11 @@ const md = [
   '',
   `**Event loop delay** (monitorEventLoopDelay, resolution 10 ms, a 5 ms timer running): while the worker trained ${LOOP_ITER} iterations (${fmt(wLoop.value.duration_ms)} ms, ${progress} progress messages): p50 ${fmt(wLoop.p50)} ms, **p99 ${fmt(wLoop.p99)} ms**, max ${fmt(wLoop.max)} ms (goal p99 under 50 ms: ${wLoop.p99 < 50 ? 'met' : 'NOT met'}). For comparison, while brain.js trained ${ITER} iterations on the main thread: p99 ${fmt(mainLoop.p99)} ms, max ${fmt(mainLoop.max)} ms.`,
   '',
-  `**Scoring** including feature building from stored rows, measured ${started} UTC: ${results[0].ips.toLocaleString('en')} addresses of one host with rows in the last hour (${results.map((r) => `${r.label}: ${r.rows.toLocaleString('en')} rows stored in all, filled in ${r.fill_s.toFixed(0)} s`).join('; ')}; ~20 rows an address, a tenth of the addresses on another host). As the job leaves it: the feature rollup (FeatureRollupService.rollup, every minute) has counted the stored rows into per-minute counters (fw_ip_feature_minutes) and per-address sums (fw_ip_feature_sums, cut ${SUMS_LAG_MINUTES} minutes before the window), then a minute's lines arrive uncounted (the raw tail: a 60th of the stored rows, in the current minute). Then a new model version (scored_id 0) scores the whole window: each run is the service's own call, \`FirewallScoreService.scoreNow({host})\` on the running app: the main thread reads the host's counters page by page (readCounterPages: the rollup state; first the tail's rows, by Id in pages of 500 Ids on SQLite and 1,000 on MariaDB, counted in JS, and the stored agents of the tail's minutes; then the sums rows in pages of 500 (SQLite) or 1,000 (MariaDB) along the primary key, each page packed into a Float64Array of its own, 20 numbers an address, its tail added, and sent to the scoring thread (transferred) as soon as it is read; then the minutes of the addresses not wholly in the window and the addresses only in the tail; the state again); the scoring thread builds the inputs and runs the forward pass of a page while the main thread reads the next; the bans once the read is whole; the model is a network of the production shape trained on random labels, whose scores stay near 0.5 under the threshold, so the figure is the scoring, not rule inserts (the most banned in a run: ${results.map((r) => `${r.label} ${r.banned}`).join(', ')}). Best of 3 runs; event loop delay over the 3 runs (monitorEventLoopDelay, resolution 10 ms, a 5 ms timer running). The parts: the same steps once more, one after another (no overlap), timed apart: all pages read (loadCounters), then batches of 2,000 in the scoring thread.`,
+  `**Scoring** including feature building from stored rows, measured ${started} UTC: ${results[0].ips.toLocaleString('en')} addresses of one host with rows in the last hour (${results.map((r) => `${r.label}: ${r.rows.toLocaleString('en')} rows stored in all, filled in ${r.fill_s.toFixed(0)} s`).join('; ')}; ~20 rows an address, a tenth of the addresses on another host). As the job leaves it: the feature rollup (FeatureRollupService.rollup, every minute) has counted the stored rows into per-minute counters (fw_ip_feature_minutes) and per-address sums (fw_ip_feature_sums, cut ${SUMS_LAG_MINUTES} minutes before the window), then a minute's lines arrive uncounted (the raw tail: a 60th of the stored rows, in the current minute). Then a new model version (scored_id 0) scores the whole window: each run is the service's own call, \`FirewallScoreService.scoreNow({host})\` on the running app: the host's counters are read page by page (readCounterPages), on SQLite in the counter reader thread (counter-reader.thread.ts: a read-only connection of its own to the same database file, WAL; each page transferred to the main thread, which passes it on), on MariaDB on the main thread (mysql2 does not hold the event loop while the server reads): the rollup state; first the tail's rows, by Id in pages of 500 Ids on SQLite and 1,000 on MariaDB, counted in JS, and the stored agents of the tail's minutes; then the sums rows in pages of 500 (SQLite) or 1,000 (MariaDB) along the primary key, each page packed into a Float64Array of its own, 20 numbers an address, its tail added, and sent to the scoring thread (transferred) as soon as it is read; then the minutes of the addresses not wholly in the window and the addresses only in the tail; the state again; the scoring thread builds the inputs and runs the forward pass of a page while the next is read; the bans once the read is whole; the model is a network of the production shape trained on random labels, whose scores stay near 0.5 under the threshold, so the figure is the scoring, not rule inserts (the most banned in a run: ${results.map((r) => `${r.label} ${r.banned}`).join(', ')}). Best of 3 runs; event loop delay over the 3 runs (monitorEventLoopDelay, resolution 10 ms, a 5 ms timer running). The parts: the same steps once more, one after another (no overlap), timed apart: all pages read on the app's connection (loadCounters on the main thread), the read as scoreNow makes it (FirewallTrainService.counterPages: SQLite in the reader thread), then batches of 2,000 in the scoring thread.`,
   '',
-  '| database | addresses | scoreNow ms (best of 3) | addresses/s | event loop p50 / p99 / max ms | parts, one after another: counters read and packed (of which SQL) / scoring thread ms, batches | 1,000 listed addresses (loadFeatures) ms | rows streamed into JS instead: ms (addresses/s) |',
+  '| database | addresses | scoreNow ms (best of 3) | addresses/s | event loop p50 / p99 / max ms (main-thread GC: longest / total) | parts, one after another: counters read and packed on the main thread (of which SQL) / as scoreNow reads them / scoring thread ms, batches | 1,000 listed addresses (loadFeatures) ms | rows streamed into JS instead: ms (addresses/s) |',
   '|---|---|---|---|---|---|---|---|',
-  ...results.map((r) => `| ${r.label} | ${r.ips.toLocaleString('en')} | ${fmt(best(r))} (runs ${r.runs.map(fmt).join(', ')}) | **${fmt(rate(r))}** | ${fmt(r.loop.p50)} / ${fmt(r.loop.p99)} / ${fmt(r.loop.max)} | ${fmt(r.parts.counters)} (${fmt(r.parts.sql)}) / ${fmt(r.parts.thread)}, ${r.parts.batches} | ${fmt(r.list_ms)} | ${fmt(r.stream_ms)} (${fmt(r.stream_ips / (r.stream_ms / 1000))}) |`),
+  ...results.map((r) => `| ${r.label} | ${r.ips.toLocaleString('en')} | ${fmt(best(r))} (runs ${r.runs.map(fmt).join(', ')}) | **${fmt(rate(r))}** | ${fmt(r.loop.p50)} / ${fmt(r.loop.p99)} / ${fmt(r.loop.max)} (${fmt(r.gc.max)} / ${fmt(r.gc.total)}) | ${fmt(r.parts.counters)} (${fmt(r.parts.sql)}) / ${fmt(r.parts.read)} / ${fmt(r.parts.thread)}, ${r.parts.batches} | ${fmt(r.list_ms)} | ${fmt(r.stream_ms)} (${fmt(r.stream_ips / (r.stream_ms / 1000))}) |`),
   '',
   '**The feature rollup** (the job\'s cost, 20,000 Ids a transaction; the sums kept incrementally: each chunk\'s counts added to the rows, a moved cut makes anew only the rows straddling it):',
   '',

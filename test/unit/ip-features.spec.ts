@@ -8,6 +8,10 @@
  * database, and on MariaDB when TEST_DATABASE_URL names one.
  */
 import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DataSource } from 'typeorm';
 import { FEATURE_NAMES, type FeatureVector } from '../../src/contracts/firewall-train.js';
 import {
   advanceSumsSteps, COUNTERS as PACKED, ensureSettingSteps, FEATURE_ROLLUP_SETTING, FEATURE_SUMS_SETTING, featuresOf, fromInput, loadCounters, loadFeatures, readCounterPages, requiredLiteral, resetOnPatternSteps, rollupChunkSteps, runAsync, toInput,
@@ -15,6 +19,7 @@ import {
   type FeatureOptions, type FeatureRow, type Query, type RawQuery, type Step,
 } from '../../src/modules/firewall/train/ip-features.js';
 import { inputsOfCounters } from '../../src/modules/firewall/train/feature-vector.js';
+import { CounterReader, CounterReaderError, sharedSqliteFile } from '../../src/modules/firewall/train/counter-reader.thread.js';
 import { finishChunk, parseChunk } from '../../src/modules/firewall/worker/log-parser.js';
 import { generateTraffic, TRAFFIC_BOOK_PATTERN } from '../helpers/traffic-gen.js';
 
@@ -194,8 +199,8 @@ interface TestDb {
   close(): Promise<void>;
 }
 
-async function sqliteDb(): Promise<TestDb> {
-  const db = new Database(':memory:');
+async function sqliteDb(file = ':memory:'): Promise<TestDb & { handle: Database.Database }> {
+  const db = new Database(file);
   db.exec(
     'CREATE TABLE fw_access_log (Id INTEGER PRIMARY KEY, proxy_host varchar(190) NOT NULL, ip varchar(64) NOT NULL, stime integer NOT NULL, method varchar(16) NOT NULL DEFAULT \'\', ' +
       "url text NOT NULL, code integer NOT NULL, ref text, agent text, request_time float, tag varchar(16) NOT NULL DEFAULT '')",
@@ -208,6 +213,7 @@ async function sqliteDb(): Promise<TestDb> {
   });
   return {
     dialect: 'sqlite',
+    handle: db,
     q: async <R,>(sql: string, params: unknown[] = []) => {
       const st = db.prepare(sql);
       return (st.reader ? st.all(...params) : (st.run(...params), [])) as R[];
@@ -538,3 +544,88 @@ sqlSuite('SQLite', sqliteDb, 9);
 // request_time is a 4-byte float on MariaDB: 1e-6. test/run-all.sh runs this file a second time with
 // TEST_DATABASE_URL set (its "unit-mariadb" pass), so the MariaDB suite always runs in `npm test`.
 if (MARIA) sqlSuite('MariaDB', mariaDb, 6);
+
+// ---------------------------------------------------------------------------------------------
+// The counters read in the reader thread (counter-reader.thread.ts: SQLite, a connection of its own)
+
+describe('CounterReader (SQLite file in WAL mode): readCounterPages in a thread on a read-only connection of its own', () => {
+  const start = Date.UTC(2026, 4, 12, 10, 0, 0) / 1000;
+  const { lines } = generateTraffic({ seed: 7, people: 60, bots: 40, host: 'books.test', start, minutes: 90 });
+  const first = parseChunk(Buffer.from(lines.join('\n') + '\n', 'latin1'));
+  const entries: Entry[] = [...first.batch.toEntries({ proxy_addr: '10.0.0.1' }), ...finishChunk(first.state).batch.toEntries({ proxy_addr: '10.0.0.1' })].map((e) => ({
+    ...e, proxy_host: e.proxy_host.toLowerCase(),
+  }));
+  const now = start + 90 * 60 + 17;
+  const opts = { bookPattern: TRAFFIC_BOOK_PATTERN, now, windowS: 3600 };
+  const firstMinute = Math.floor((now - 3600) / 60);
+  let dir: string;
+  let db: TestDb & { handle: Database.Database };
+  let reader: CounterReader;
+  /** A DataSource as sharedSqliteFile sees it. */
+  const dsOf = (handle: Database.Database, type = 'better-sqlite3') => ({ options: { type }, isInitialized: true, driver: { databaseConnection: handle } }) as unknown as DataSource;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'counter-reader-'));
+    db = await sqliteDb(join(dir, 'console.sqlite'));
+    db.handle.pragma('journal_mode = WAL');
+    await db.add(entries);
+    // sums (cut before the window), the minutes of addresses reaching before it, and a raw tail
+    const edge = Math.floor(entries.length * 0.7);
+    await rollTo(db, TRAFFIC_BOOK_PATTERN, edge, Infinity, firstMinute - 3);
+    reader = new CounterReader(sharedSqliteFile(dsOf(db.handle))!);
+  });
+  afterAll(async () => {
+    await reader?.close();
+    await db?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const pagesOf = async (read: (sink: (t: CounterTable, attempt: number) => void) => Promise<void>) => {
+    const out: Array<{ attempt: number; ips: string[]; counters: number[] }> = [];
+    await read((t, attempt) => out.push({ attempt, ips: t.ips, counters: Array.from(t.counters) }));
+    return out;
+  };
+
+  it('the same pages (addresses, order, numbers, attempts) as on the connection: whole host, by list, the tail counted in SQL, small pages', async () => {
+    const all = await loadCounters(db.q, db.dialect, 'books.test', { ...opts, raw: db.raw });
+    expect(all.ips.length).toBeGreaterThan(50);
+    // the last: another book pattern than the counters were made with (books counted from the raw rows; the pattern crosses as source and flags)
+    for (const more of [{}, { ips: [...all.ips].reverse().slice(0, 70) }, { tailInJsMax: 0 }, { pageSize: 7 }, { bookPattern: /^\/(b)OOK\//i }]) {
+      const here = await pagesOf((sink) => readCounterPages(db.q, db.dialect, 'books.test', { ...opts, raw: db.raw, ...more }, sink));
+      const there = await pagesOf((sink) => reader.pages('books.test', { ...opts, raw: db.raw, ...more }, sink));
+      expect(there.length).toBeGreaterThan(0);
+      expect(there).toEqual(here);
+    }
+  });
+
+  it('reads what the connection committed since; plain rows; a failed read is a CounterReaderError, a sink that throws fails the call with its own error', async () => {
+    const before = (await reader.rows<{ n: number }>('SELECT COUNT(*) AS n FROM fw_access_log WHERE proxy_host = ?', ['books.test']))[0].n;
+    const last = entries[entries.length - 1];
+    await db.add([{ ...last, ip: '198.51.100.77' }]);
+    expect((await reader.rows<{ n: number }>('SELECT COUNT(*) AS n FROM fw_access_log WHERE proxy_host = ?', ['books.test']))[0].n).toBe(before + 1);
+    const got = await pagesOf((sink) => reader.pages('books.test', { ...opts, ips: ['198.51.100.77'] }, sink));
+    expect(got.map((p) => p.ips)).toEqual([['198.51.100.77']]);
+    expect(got[0].counters[0]).toBe(1); // n: its one row
+    await expect(reader.rows('SELECT nothing FROM no_such_table')).rejects.toBeInstanceOf(CounterReaderError);
+    // read-only: a write fails there
+    await expect(reader.rows('DELETE FROM fw_access_log')).rejects.toBeInstanceOf(CounterReaderError);
+    expect(await count(db, 'fw_access_log')).toBe(entries.length + 1);
+    const mine = new Error('sink failed');
+    await expect(reader.pages('books.test', opts, () => { throw mine; })).rejects.toBe(mine);
+    // the thread goes on serving
+    expect(await pagesOf((sink) => reader.pages('books.test', { ...opts, ips: ['198.51.100.77'] }, sink))).toEqual(got);
+  });
+
+  it('sharedSqliteFile: only a database file in WAL mode (not in-memory, not another journal mode, not MariaDB)', () => {
+    expect(sharedSqliteFile(dsOf(db.handle))).toBe(join(dir, 'console.sqlite'));
+    const mem = new Database(':memory:');
+    const plain = new Database(join(dir, 'plain.sqlite'));
+    try {
+      expect(sharedSqliteFile(dsOf(mem))).toBeNull();
+      expect(sharedSqliteFile(dsOf(plain))).toBeNull(); // journal mode DELETE: a reader's lock would make writes wait
+      expect(sharedSqliteFile(dsOf(db.handle, 'mariadb'))).toBeNull();
+    } finally {
+      mem.close();
+      plain.close();
+    }
+  });
+});

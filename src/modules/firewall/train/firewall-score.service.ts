@@ -95,9 +95,9 @@ export class FirewallScoreService implements OnModuleDestroy {
   // ------------------------------------------------------------------------------------------
   // Scores with explanation
 
-  /** Addresses of a host with rows in the window before now, the most recent first, at most `limit`. */
+  /** Addresses of a host with rows in the window before now, the most recent first, at most `limit` (a GROUP BY over the window's rows: on SQLite in the counter reader thread). */
   private async recentIps(host: string, since: number, limit: number): Promise<Array<{ ip: string; last: number }>> {
-    const rows = await this.db.query(
+    const rows = await this.train.readRows(
       `SELECT ip, MAX(stime) AS last FROM fw_access_log WHERE proxy_host = ? AND stime >= ? GROUP BY ip ORDER BY last DESC, ip ASC LIMIT ${Math.floor(limit)}`,
       [host, since],
     ) as Array<{ ip: string; last: unknown }>;
@@ -202,9 +202,10 @@ export class FirewallScoreService implements OnModuleDestroy {
       await this.train.counterPages(host, score);
     } else {
       // the addresses with rows stored since the last scoring (Id) within the window, read by Id when few
-      // (the primary key: the time index would walk the whole hour), their counters by IN lists
+      // (the primary key: the time index would walk the whole hour), their counters by IN lists; on SQLite in
+      // the counter reader thread (readRows), since a statement walking up to SEEN_BY_ID_MAX rows holds its thread
       const table = maxId - row.scored_id > SEEN_BY_ID_MAX ? 'fw_access_log' : this.train.dialect === 'sqlite' ? 'fw_access_log NOT INDEXED' : 'fw_access_log FORCE INDEX (PRIMARY)';
-      const seen = ((await this.db.query(
+      const seen = ((await this.train.readRows(
         `SELECT DISTINCT ip FROM ${table} WHERE proxy_host = ? AND Id > ? AND Id <= ? AND stime >= ?`,
         [host, row.scored_id, maxId, nowS() - FEATURE_WINDOW_S],
       )) as Array<{ ip: string }>).map((r) => String(r.ip));
@@ -291,7 +292,7 @@ export class FirewallScoreService implements OnModuleDestroy {
   /** What the AI report sends as `data`: the host's model and its busiest addresses of the window, with scores and top effects. */
   async aiReportData(host: string) {
     const since = nowS() - FEATURE_WINDOW_S;
-    const busiest = await this.db.query(
+    const busiest = await this.train.readRows(
       `SELECT ip, COUNT(*) AS n FROM fw_access_log WHERE proxy_host = ? AND stime >= ? GROUP BY ip ORDER BY n DESC, ip ASC LIMIT ${AI_REPORT_ADDRESSES}`,
       [host, since],
     ) as Array<{ ip: string; n: unknown }>;

@@ -23,7 +23,8 @@ import { Rpc, type RpcContext } from '../../../core/rpc/rpc.decorator.js';
 import { FirewallRulesService } from '../rules/firewall-rules.service.js';
 import { NnModelEntity, TrainDataEntity } from './firewall-train.entities.js';
 import { FirewallTrafficService } from '../traffic/firewall-traffic.service.js';
-import { driverRawQuery, loadCounters, loadFeatures, readCounterPages, toInput, type CounterPageSink, type CounterTable, type LoadOptions, type Query, type RawQuery } from './ip-features.js';
+import { CounterReader, CounterReaderError, sharedSqliteFile } from './counter-reader.thread.js';
+import { driverRawQuery, pageCollector, readCounterPages, toInput, vectorsOf, type CounterPageSink, type CounterTable, type LoadOptions, type Query, type RawQuery } from './ip-features.js';
 import { Scorer, trainInWorker, typicalInput, type TrainSample } from './nn-model.js';
 
 const refuse = (field: string, message: string) => new AppError(422, message, 'rules', { [field]: message });
@@ -57,6 +58,8 @@ export class FirewallTrainService implements OnModuleDestroy {
   /** Trainings going on in this instance, by host. */
   private readonly running = new Map<string, Running>();
   private raw: RawQuery | null = null;
+  /** The counters read off the event loop (SQLite file in WAL mode), else null: decided at first use. */
+  private reader: CounterReader | null | undefined;
   /** Scorers by host, kept while the stored version is the same. */
   private readonly scorers = new Map<string, LoadedModel>();
 
@@ -75,24 +78,75 @@ export class FirewallTrainService implements OnModuleDestroy {
     const all = [...this.running.values()];
     for (const r of all) r.ac.abort();
     await Promise.all(all.map((r) => r.done.catch(() => undefined)));
+    await this.reader?.close();
+    this.reader = undefined;
   }
 
   // ------------------------------------------------------------------------------------------
   // Features
 
-  /** The feature vectors of addresses of a host from their stored rows (ip-features.ts), by address. */
+  /** The feature vectors of addresses of a host from their stored rows (ip-features.ts), by address (loadFeatures). */
   async features(host: string, ips?: string[]): Promise<Map<string, FeatureVector>> {
-    return loadFeatures(this.query, this.dialect, host, await this.loadOptions(ips));
+    return vectorsOf(await this.counters(host, ips));
   }
 
   /** The same addresses' counters, packed for the scoring thread (loadCounters: it builds the vectors). */
   async counters(host: string, ips?: string[]): Promise<CounterTable> {
-    return loadCounters(this.query, this.dialect, host, await this.loadOptions(ips));
+    const c = pageCollector();
+    await this.readPages(host, await this.loadOptions(ips), c.sink);
+    return c.table();
   }
 
   /** The same for every address of the host, page by page as read (readCounterPages: a page is worked on while the next is read). */
   async counterPages(host: string, onPage: CounterPageSink): Promise<void> {
-    return readCounterPages(this.query, this.dialect, host, await this.loadOptions(), onPage);
+    return this.readPages(host, await this.loadOptions(), onPage);
+  }
+
+  /**
+   * Rows of a read statement that may walk many log rows (scoring's addresses seen since the last run, the
+   * window's addresses of getNeyronData and the AI report): in the reader thread when there is one
+   * (CounterReader.rows), else (or when it fails there) on the app's connection.
+   */
+  async readRows<R = Record<string, unknown>>(sql: string, params: unknown[]): Promise<R[]> {
+    const reader = this.counterReader();
+    if (reader) {
+      try {
+        return await reader.rows<R>(sql, params);
+      } catch (e) {
+        if (!(e instanceof CounterReaderError)) throw e;
+        this.log.warn(`a read in the counter reader thread failed (${e.message}): read on the app's connection instead`);
+      }
+    }
+    return (await this.db.query(sql, params)) as R[];
+  }
+
+  /**
+   * readCounterPages on SQLite in the reader thread, on its own read-only connection (CounterReader: the
+   * statements hold that thread, not the event loop), else on the app's connection. A failed read in the
+   * thread is made again on the app's connection, its pages numbered above those handed on (the caller
+   * drops those).
+   */
+  private async readPages(host: string, opts: LoadOptions, onPage: CounterPageSink): Promise<void> {
+    const reader = this.counterReader();
+    if (reader) {
+      try {
+        return await reader.pages(host, opts, onPage);
+      } catch (e) {
+        if (!(e instanceof CounterReaderError)) throw e;
+        this.log.warn(`reading the feature counters of ${host} in the reader thread failed (${e.message}): read on the app's connection instead`);
+        const from = e.attempt + 1;
+        return readCounterPages(this.query, this.dialect, host, opts, (t, attempt) => onPage(t, attempt + from));
+      }
+    }
+    return readCounterPages(this.query, this.dialect, host, opts, onPage);
+  }
+
+  private counterReader(): CounterReader | null {
+    if (this.reader === undefined && this.db.isInitialized) {
+      const file = sharedSqliteFile(this.db);
+      this.reader = file ? new CounterReader(file) : null;
+    }
+    return this.reader ?? null;
   }
 
   private readonly query: Query = (sql, params) => this.db.query(sql, params);

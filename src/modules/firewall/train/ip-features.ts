@@ -772,7 +772,11 @@ export function* advanceSumsSteps(cut: number, opts: { onlyIfSet?: boolean } = {
  * Equal to featuresOf on the same rows (see the header for the one approximation of split minutes).
  */
 export async function loadFeatures(q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: LoadOptions): Promise<Map<string, FeatureVector>> {
-  const t = await loadCounters(q, dialect, host, opts);
+  return vectorsOf(await loadCounters(q, dialect, host, opts));
+}
+
+/** The feature vectors of packed counters, by address (loadFeatures of counters read elsewhere: CounterReader). */
+export function vectorsOf(t: CounterTable): Map<string, FeatureVector> {
   const out = new Map<string, FeatureVector>();
   t.ips.forEach((ip, i) => out.set(ip, vectorAt(t.counters, i * COUNTERS)));
   return out;
@@ -797,16 +801,25 @@ export interface CounterTable {
  * readCounterPages put together.
  */
 export async function loadCounters(q: Query, dialect: 'sqlite' | 'mariadb', host: string, opts: LoadOptions): Promise<CounterTable> {
+  const c = pageCollector();
+  await readCounterPages(q, dialect, host, opts, c.sink);
+  return c.table();
+}
+
+/** A sink for readCounterPages that keeps the pages of the latest attempt, and the table they make together (loadCounters's). */
+export function pageCollector(): { sink: CounterPageSink; table: () => CounterTable } {
   let pages: CounterTable[] = [];
   let current = 0;
-  await readCounterPages(q, dialect, host, opts, (t, attempt) => {
-    if (attempt !== current) {
-      pages = [];
-      current = attempt;
-    }
-    pages.push(t);
-  });
-  return joinPages(pages);
+  return {
+    sink: (t, attempt) => {
+      if (attempt !== current) {
+        pages = [];
+        current = attempt;
+      }
+      pages.push(t);
+    },
+    table: () => joinPages(pages),
+  };
 }
 
 /** Pages of counters as one table. */
