@@ -11,6 +11,8 @@ import { io, type Socket } from 'socket.io-client';
 import type { Paged } from '../../src/contracts/auth.js';
 import type { CronAction, CronRunView, CronStatus, CronStatusEvent, CronTaskView } from '../../src/contracts/cron.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
+import { CronEngine } from '../../src/modules/cron/cron-engine.js';
+import type { CronHttpThread } from '../../src/modules/cron/http/cron-http.thread.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
@@ -77,6 +79,23 @@ const save = async (task: Record<string, unknown>, app = t) => rpc<{ Id: number;
 const runs = async (Id: number, app = t) => (await rpc<Paged<CronRunView>>('cron.getRuns', { Id, limit: 100 }, app)).list;
 const task = async (Id: number, app = t) => rpc<CronTaskView>('cfg.getAppCron', { Id }, app);
 const everySecond = (name: string, cmd: string, extra: Record<string, unknown> = {}) => ({ name, second: '*', cmd, ...extra });
+
+/** The engine's inside (white box): its cron HTTP thread and each task's runs posted ahead to it. */
+const engine = () => t.app.get(CronEngine) as unknown as { http: CronHttpThread | null; entries: Map<number, { posts: Array<{ at: number }> }> };
+/**
+ * Waits until the task's run of a coming second has been posted to the cron HTTP thread and that
+ * second is still `margin` ms away; answers the second (epoch ms).
+ */
+async function postedAhead(Id: number, margin = 250): Promise<number> {
+  await engine().http!.whenReady();
+  const end = Date.now() + 10_000;
+  for (;;) {
+    const p = engine().entries.get(Id)?.posts.find((x) => x.at - Date.now() > margin);
+    if (p) return p.at;
+    if (Date.now() > end) throw new Error(`no run of task ${Id} posted ahead`);
+    await sleep(5);
+  }
+}
 
 describe(`cron tasks: contract (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, () => {
   test('POST /api/cfg/save_app_cron creates with the defaults and answers {Id}; GET ?Id= answers it; GET lists; update; delete', async () => {
@@ -205,6 +224,48 @@ describe('cron engine', () => {
     const shared = [...seconds[0]].filter((sec) => seconds[1].has(sec) && seconds[2].has(sec));
     expect(shared.length).toBeGreaterThanOrEqual(1);
     for (const Id of ids) await rpc('cfg.appCronDelete', { Id });
+  });
+
+  test('an HTTP run posted ahead to the thread does not start once its task is paused, edited or run now before its second', async () => {
+    // Paused after the posting, before its second: no request for that second, nor after.
+    const paused = await save(everySecond('posted pause', `curl=${peer.url}/fast/posted-pause`));
+    await waitFor('a tick', () => peer.count('/fast/posted-pause') >= 1, 15_000);
+    let at = await postedAhead(paused.Id);
+    await save({ Id: paused.Id, suspended: 1 });
+    expect(Date.now()).toBeLessThan(at); // the pause came before the second (else this test proves nothing)
+    await sleep(at - Date.now() + 700);
+    expect(peer.hits.filter((h) => h.path.startsWith('/fast/posted-pause') && h.at >= at)).toEqual([]);
+    expect((await runs(paused.Id)).filter((r) => Date.parse(r.scheduled ?? '') >= at)).toEqual([]);
+
+    // The cmd edited after the posting: that second runs the new request, never the old one.
+    const edited = await save(everySecond('posted edit', `curl=${peer.url}/fast/posted-old`));
+    at = await postedAhead(edited.Id);
+    await save({ Id: edited.Id, cmd: `curl=${peer.url}/fast/posted-new` });
+    const savedAt = Date.now();
+    expect(savedAt).toBeLessThan(at);
+    await waitFor('the new request', () => peer.hits.some((h) => h.path.startsWith('/fast/posted-new')), 3_000);
+    expect(peer.hits.filter((h) => h.path.startsWith('/fast/posted-old') && h.at >= savedAt)).toEqual([]);
+    await waitFor('the run of that second', async () => (await runs(edited.Id)).some((r) => r.scheduled === new Date(at).toISOString() && r.status === 'ok'), 3_000);
+    await rpc('cfg.appCronDelete', { Id: edited.Id });
+
+    // Run now after the posting: the tick of that second finds it running and is skipped (never two requests at once).
+    const slow = await save(everySecond('posted run now', `curl=${peer.url}/slow/posted-now?ms=1500`));
+    await waitFor('a tick', () => peer.count('/slow/posted-now') >= 1, 15_000);
+    await waitFor('the tick to end', async () => !(await task(slow.Id)).running, 5_000);
+    at = await postedAhead(slow.Id);
+    if ((await task(slow.Id)).running) at = await postedAhead(slow.Id); // a tick started meanwhile: the next second
+    const ran = await t.rpc(admin, 'cron.executeTask', { Id: slow.Id });
+    if (ran.env.status === 'ok') {
+      expect(Date.now()).toBeLessThan(at);
+      await waitFor('that second recorded', async () => (await runs(slow.Id)).some((r) => r.scheduled === new Date(at).toISOString()), 3_000);
+      expect((await runs(slow.Id)).find((r) => r.scheduled === new Date(at).toISOString())).toMatchObject({ status: 'skipped', message: expect.stringMatching(/^Still running \(started /) });
+    }
+    await rpc('saveAppCron', { Id: slow.Id, suspended: 1 });
+    await waitFor('the runs to end', async () => !(await task(slow.Id)).running, 5_000);
+    const list = (await runs(slow.Id)).filter((r) => r.status !== 'skipped').map((r) => [Date.parse(r.started), Date.parse(r.ended)] as const).sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < list.length; i++) expect(list[i][0]).toBeGreaterThanOrEqual(list[i - 1][1]);
+    await rpc('cfg.appCronDelete', { Id: slow.Id });
+    await rpc('cfg.appCronDelete', { Id: paused.Id });
   });
 
   test('an HTTP failure is recorded as error with the status', async () => {

@@ -19,7 +19,7 @@ import { CronHistory } from './cron-history.js';
 import { CronSettingEntity, CronTaskEntity } from './cron.entities.js';
 import { ALIVE_MS, CronCoordinator, type CronControl, type RunningMark } from './cron-coordinator.js';
 import { httpPlanOf, KILLED, RunAbort, runCronCmd, SHUTDOWN, type HttpPlan, type RunOutcome } from './cron-runner.js';
-import { CronHttpThread } from './http/cron-http.thread.js';
+import { CronHttpThread, type Posting, type PostingEvents, type TimedOutcome } from './http/cron-http.thread.js';
 import { openSecrets, resolveSecrets, sealSecrets } from './cron-secret.js';
 
 interface Entry {
@@ -31,6 +31,8 @@ interface Entry {
   expected: number | null;
   /** What the task runs, for the cmd and sealed secrets it was worked out from (`key`). */
   prep?: { key: string; p: Prepared };
+  /** Its HTTP runs posted to the cron HTTP thread ahead of their second, until the thread said what became of them (usually none or one). */
+  posts: Posting[];
 }
 
 /** What a task runs, worked out when it is scheduled (Entry.prep): the cmd with its secrets and its HTTP request, or why it cannot run. */
@@ -45,6 +47,10 @@ interface Run {
   abort: RunAbort;
   mark: RunningMark;
   done: Promise<void>;
+  /** Resolves `done` (the run was recorded). */
+  finish: () => void;
+  /** An HTTP run made in the cron HTTP thread (the thread knows its task is busy and skips a posted tick of it). */
+  threaded: boolean;
 }
 
 interface LastRun {
@@ -76,6 +82,12 @@ const BEACON_MS = ALIVE_MS;
 const BEACON_GRACE_MS = 1500;
 /** A cut-off instance reads the beacon at most this often (one query for every task ticking at once). */
 const BEACON_READ_MS = 300;
+/**
+ * A second's HTTP runs are posted to the cron HTTP thread this long before it (single instance), and the
+ * thread starts them at the second on its own timer: long enough for the post pass to run late under
+ * load, short enough that few edits fall between the posting and the start (they cancel it).
+ */
+const POST_AHEAD_MS = 500;
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 /**
@@ -99,6 +111,10 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly due = new Map<number, Set<Entry>>();
   private wake?: ReturnType<typeof setTimeout>;
   private wakeAt = Infinity;
+  /** The buckets whose HTTP runs were offered to the cron HTTP thread ahead of their second (the post pass ran for them). */
+  private readonly postedAhead = new Set<number>();
+  /** The runs of the posted ticks the thread started, once registered here. */
+  private readonly postedRuns = new WeakMap<Posting, Run>();
   private readonly running = new Map<number, Run>();
   private readonly last = new Map<number, LastRun>();
   private serviceOn = true;
@@ -213,8 +229,11 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
       p = { error: (err as Error).message };
     }
     if (e) {
-      this.dropPlan(e);
+      const old = e.prep;
       e.prep = { key, p };
+      // A run posted with the old request must not start: its tick runs with the new one (from the main loop).
+      if (old) this.cancelPostings(e, true);
+      if (old?.p && 'http' in old.p && old.p.http) this.http?.drop(old.p.http);
     }
     // The first HTTP task starts the thread, so it is up before its first run.
     if ('http' in p && p.http && !p.http.refused && this.active) this.httpThread().warm();
@@ -222,7 +241,11 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private httpThread(): CronHttpThread {
-    this.http ??= new CronHttpThread({ onFailure: (why) => this.log.error(`the cron HTTP thread stopped (${why}); the next HTTP run starts another`) });
+    this.http ??= new CronHttpThread({
+      onFailure: (why) => this.log.error(`the cron HTTP thread stopped (${why}); the next HTTP run starts another`),
+      // From now on a second's HTTP runs can be posted ahead: the timer wakes for that.
+      onReady: () => this.rearm(),
+    });
     return this.http;
   }
 
@@ -268,7 +291,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
         seen.add(t.Id);
         const e = this.entries.get(t.Id);
         if (e) e.task = t;
-        else this.entries.set(t.Id, { task: t, pattern: cronPattern(t), job: null, expected: null });
+        else this.entries.set(t.Id, { task: t, pattern: cronPattern(t), job: null, expected: null, posts: [] });
       }
       for (const [Id, e] of this.entries) {
         if (seen.has(Id)) continue;
@@ -316,17 +339,35 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     let bucket = this.due.get(next);
     if (!bucket) this.due.set(next, (bucket = new Set()));
     bucket.add(e);
-    if (next < this.wakeAt) this.arm(next);
+    const w = this.wakeFor(next);
+    if (w < this.wakeAt) this.arm(w);
   }
 
+  /** Out of its bucket, and its runs posted ahead taken back (those the thread already started go on). */
   private unschedule(e: Entry) {
     if (e.expected !== null) {
       const bucket = this.due.get(e.expected);
       bucket?.delete(e);
-      if (bucket?.size === 0) this.due.delete(e.expected);
+      if (bucket?.size === 0) this.dropBucket(e.expected);
     }
     e.job = null;
     e.expected = null;
+    this.cancelPostings(e, false);
+  }
+
+  private dropBucket(at: number) {
+    this.due.delete(at);
+    this.postedAhead.delete(at);
+  }
+
+  /** HTTP runs are posted ahead to the cron HTTP thread: one instance (with Redis each tick is claimed and marked at its second), the thread loaded. */
+  private get postingAhead(): boolean {
+    return this.active && this.serviceOn && !this.coordinator.distributed && !!this.http?.isReady;
+  }
+
+  /** When the timer must wake for the bucket of `at`: ahead of it for its post pass, else at the second. */
+  private wakeFor(at: number): number {
+    return this.postingAhead && !this.postedAhead.has(at) ? at - POST_AHEAD_MS : at;
   }
 
   private arm(at: number) {
@@ -335,21 +376,45 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     this.wake = setTimeout(() => this.fire(), Math.min(MAX_SLEEP_MS, Math.max(0, at - Date.now())));
   }
 
+  /** Arms the timer for the earliest bucket (or its post pass). */
+  private rearm() {
+    let earliest = Infinity;
+    for (const at of this.due.keys()) earliest = Math.min(earliest, this.wakeFor(at));
+    if (earliest < Infinity) this.arm(earliest);
+    else {
+      clearTimeout(this.wake);
+      this.wake = undefined;
+      this.wakeAt = Infinity;
+    }
+  }
+
   /**
-   * The timer: every task due by now is started, bucket by bucket, in one pass (each run records its
-   * own start as it begins). Their next runs are computed after that pass, so that work never delays
-   * a start, once per pattern rather than once per task.
+   * The timer. Ahead of a second (POST_AHEAD_MS), its HTTP runs are posted to the cron HTTP thread,
+   * which starts them at the second itself (postAhead). At the second every other task due by now is
+   * started, bucket by bucket, in one pass (each run records its own start as it begins): the actions,
+   * and the HTTP runs that were not posted (the thread not loaded yet, Redis, a posting taken back).
+   * Their next runs are computed after that pass, so that work never delays a start, once per pattern
+   * rather than once per task.
    */
   private fire() {
     this.wake = undefined;
     this.wakeAt = Infinity;
     const now = Date.now();
+    if (this.postingAhead) {
+      for (const [at, bucket] of this.due) {
+        if (at > now && at - POST_AHEAD_MS <= now && !this.postedAhead.has(at)) {
+          this.postedAhead.add(at);
+          this.postAhead(at, bucket);
+        }
+      }
+    }
     const ready: Array<[number, Set<Entry>]> = [];
     for (const [at, bucket] of this.due) if (at <= now) ready.push([at, bucket]);
-    for (const [at] of ready) this.due.delete(at);
+    for (const [at] of ready) this.dropBucket(at);
     for (const [at, bucket] of ready) {
       for (const e of bucket) {
         e.expected = null;
+        if (e.posts.some((p) => p.at === at && p.state !== 'cancelled')) continue; // the thread starts it (or skipped it)
         try {
           this.onTick(e, at);
         } catch (err) {
@@ -368,9 +433,112 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
         }
       }
     }
-    let earliest = Infinity;
-    for (const at of this.due.keys()) if (at < earliest) earliest = at;
-    if (earliest < Infinity) this.arm(earliest);
+    this.rearm();
+  }
+
+  /**
+   * The post pass of the second `at`: each scheduled HTTP task of its bucket gets its run posted to the
+   * cron HTTP thread now (run and request ids, a slot to take it back), which starts it at `at` on its
+   * own timer. Not posted (the main loop's pass at `at` starts them as before): actions, a request
+   * refused, a task whose run is in flight on the main loop (made before the thread loaded: the thread
+   * would not know to skip the tick). Taken back (cancelPostings) when the task is removed, paused,
+   * edited, run now, the service is switched off or the console stops before the thread took it.
+   */
+  private postAhead(at: number, bucket: Set<Entry>) {
+    const thread = this.http!;
+    for (const e of bucket) {
+      const p = e.prep?.p;
+      if (!e.job || !p || !('http' in p) || !p.http || p.http.refused) continue;
+      const r = this.running.get(e.task.Id);
+      if (r && !r.threaded) continue;
+      const posting = thread.ahead(e.task.Id, p.http, at, new RunAbort(), this.postingEvents);
+      if (posting) e.posts.push(posting);
+    }
+  }
+
+  /**
+   * Takes back the entry's runs posted ahead that the thread has not started. `rerun`: the task still
+   * runs at that second (its request changed, a run now came first), so a tick whose pass went by
+   * already starts now from the main loop (its bucket's pass starts the others). A run the thread
+   * started already is registered here at once (kill, run now and shutdown see it).
+   */
+  private cancelPostings(e: Entry, rerun: boolean) {
+    for (const p of e.posts.slice()) {
+      const state = this.http?.cancel(p) ?? p.state;
+      if (state === 'started') this.threadRun(p, undefined);
+      else if (state === 'cancelled') {
+        e.posts.splice(e.posts.indexOf(p), 1);
+        if (rerun && e.job && !this.due.get(p.at)?.has(e)) this.rerun(e, p.at);
+      }
+    }
+  }
+
+  /** The runs the thread has started already are registered here (no event needed: the shared slot says). */
+  private syncPostings(e: Entry) {
+    for (const p of e.posts) if (this.http?.peek(p) === 'started') this.threadRun(p, undefined);
+  }
+
+  private rerun(e: Entry, at: number) {
+    try {
+      this.onTick(e, at);
+    } catch (err) {
+      this.log.error(`task ${e.task.Id}: ${(err as Error).message}`);
+    }
+  }
+
+  /** What becomes of the runs posted ahead (events of the cron HTTP thread, in its order). */
+  private readonly postingEvents: PostingEvents = {
+    started: (p, at) => {
+      this.threadRun(p, at);
+    },
+    skipped: (p, message, at) => {
+      this.forgetPosting(p);
+      this.skip(p.task, new Date(p.at), message, new Date(at));
+    },
+    ended: (p, o) => {
+      this.forgetPosting(p);
+      const run = this.threadRun(p, undefined);
+      const e = this.entries.get(p.task);
+      this.finishRun(e?.task ?? null, run, o);
+    },
+    dropped: (p, lost) => {
+      this.forgetPosting(p);
+      if (!lost) return; // taken back by the main loop, which decided what follows
+      // The thread stopped before its second: the tick starts from the main loop (in-process until another thread loads).
+      const e = this.entries.get(p.task);
+      if (e?.job && !this.due.get(p.at)?.has(e)) this.rerun(e, p.at);
+    },
+  };
+
+  private forgetPosting(p: Posting) {
+    const e = this.entries.get(p.task);
+    const i = e ? e.posts.indexOf(p) : -1;
+    if (i >= 0) e!.posts.splice(i, 1);
+  }
+
+  /**
+   * The run of a posted tick the thread started, registered as running here once (from its start
+   * event, or sooner when the main loop finds it started). `at`: the thread's start time when known.
+   */
+  private threadRun(p: Posting, at: number | undefined): Run {
+    const known = this.postedRuns.get(p);
+    if (known) {
+      if (at !== undefined) known.started = new Date(at);
+      return known;
+    }
+    let finish!: () => void;
+    const started = at ?? p.at;
+    const run: Run = {
+      Id: p.task, source: 'tick', scheduled: new Date(p.at), uid: null, started: new Date(started), abort: p.abort, threaded: true,
+      mark: { instance: this.coordinator.instance, run: randomUUID().slice(0, 8), started, scheduled: p.at },
+      done: new Promise<void>((r) => (finish = r)),
+      finish: () => finish(),
+    };
+    this.postedRuns.set(p, run);
+    // A run of this task whose outcome was read just before (its record comes in a microtask) is replaced here.
+    this.running.set(p.task, run);
+    this.changed(p.task);
+    return run;
   }
 
   /**
@@ -445,8 +613,7 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     this.last.set(Id, { start: new Date(m.started), end: now, status: 'interrupted', message: 'Interrupted', duration: now.getTime() - m.started });
   }
 
-  private skip(Id: number, scheduled: Date | null, message: string) {
-    const now = new Date();
+  private skip(Id: number, scheduled: Date | null, message: string, now = new Date()) {
     this.history.add({ task_id: Id, source: 'tick', scheduled, started: now, ended: now, status: 'skipped', message, output: null, duration_ms: 0, instance: this.coordinator.instance, uid: null });
   }
 
@@ -454,8 +621,15 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
    * The run of `task`, registered as running here, or null when it is running here already: a tick then
    * records a skip, a run-now is refused.
    */
-  private newRun(task: CronTaskEntity, source: CronRunTrigger, scheduled: Date | null, uid: number | null): { run: Run; finish: () => void } | null {
+  private newRun(task: CronTaskEntity, source: CronRunTrigger, scheduled: Date | null, uid: number | null): Run | null {
     const Id = task.Id;
+    // Runs posted ahead to the cron HTTP thread: one it started is running. A run now takes back the tick
+    // it has not started yet (that tick then starts from the main loop, and finds this run: skipped).
+    const e = this.entries.get(Id);
+    if (e?.posts.length) {
+      if (source === 'manual') this.cancelPostings(e, true);
+      else this.syncPostings(e);
+    }
     const busy = this.running.get(Id);
     if (busy) {
       const msg = `Still running (started ${busy.started.toISOString()})`;
@@ -468,18 +642,19 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
     let finish!: () => void;
     const now = Date.now();
     const run: Run = {
-      Id, source, scheduled, uid, started: new Date(now), abort: new RunAbort(),
+      Id, source, scheduled, uid, started: new Date(now), abort: new RunAbort(), threaded: false,
       mark: { instance: this.coordinator.instance, run: randomUUID().slice(0, 8), started: now, scheduled: scheduled?.getTime() ?? null },
       done: new Promise<void>((r) => (finish = r)),
+      finish: () => finish(),
     };
     this.running.set(Id, run);
-    return { run, finish };
+    return run;
   }
 
   /** A tick on a single instance (no Redis, nothing to claim or mark): the run starts now, synchronously. */
   private begin(task: CronTaskEntity, scheduled: Date) {
-    const r = this.newRun(task, 'tick', scheduled, null);
-    if (r) this.launch(task, r.run, r.finish);
+    const run = this.newRun(task, 'tick', scheduled, null);
+    if (run) this.launch(task, run);
   }
 
   /**
@@ -488,9 +663,8 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private async start(task: CronTaskEntity, source: CronRunTrigger, scheduled: Date | null, uid: number | null, viaLease = false): Promise<void> {
     const Id = task.Id;
-    const r = this.newRun(task, source, scheduled, uid);
-    if (!r) return;
-    const { run, finish } = r;
+    const run = this.newRun(task, source, scheduled, uid);
+    if (!run) return;
     let marked = false;
     let why = '';
     let holder: RunningMark | null = null;
@@ -514,55 +688,63 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
       }
     }
     if (!marked) {
-      this.running.delete(Id);
-      finish();
+      if (this.running.get(Id) === run) this.running.delete(Id);
+      run.finish();
       if (source === 'tick') return this.skip(Id, scheduled, why);
       throw conflict(holder ? `Task ${Id} is already running on another instance (${holder.instance}, started ${new Date(holder.started).toISOString()})` : why);
     }
-    this.launch(task, run, finish);
+    this.launch(task, run);
   }
 
   /**
    * The run begins its work: an action is called now; an HTTP run is posted to the cron HTTP thread,
    * which records its own start when it hands the request to undici (`run.started` is replaced by it).
    */
-  private launch(task: CronTaskEntity, run: Run, finish: () => void) {
+  private launch(task: CronTaskEntity, run: Run) {
     run.started = new Date();
     this.changed(task.Id);
-    void this.execute(task, run).finally(finish);
+    void this.execute(task, run).finally(run.finish);
   }
 
   private async execute(task: CronTaskEntity, run: Run) {
     const refresh = this.coordinator.refreshEvery(task.Id, run.mark);
-    let outcome: RunOutcome;
-    let ended: Date | null = null;
+    let outcome: TimedOutcome;
     try {
       const p = this.prepare(task);
       if ('error' in p) outcome = { status: 'error', message: p.error, output: null };
       else if (p.http) {
-        const o = await this.httpThread().run(p.http, run.abort);
-        outcome = o;
-        // The thread's clock: when it handed the request to undici and when the run settled there.
-        if (o.started !== undefined && o.ended !== undefined) {
-          run.started = new Date(o.started);
-          ended = new Date(o.ended);
-        }
+        const thread = this.httpThread();
+        run.threaded = thread.isReady;
+        outcome = await thread.run(p.http, run.abort, task.Id);
       } else outcome = await runCronCmd(p.cmd, run.abort, { registry: this.registry, actor: () => this.actorFor(task) });
     } catch (err) {
       outcome = { status: 'error', message: (err as Error).message, output: null };
     }
     clearInterval(refresh);
-    ended ??= new Date();
+    this.finishRun(task, run, outcome);
+  }
+
+  /**
+   * A run ended: no longer running here, its outcome kept as the task's last and written to the
+   * history. An HTTP outcome carries the thread's clock (when it handed the request to undici and when
+   * the run settled there): the run's recorded start and end.
+   */
+  private finishRun(task: CronTaskEntity | null, run: Run, outcome: TimedOutcome) {
+    if (outcome.started !== undefined && outcome.ended !== undefined) run.started = new Date(outcome.started);
+    const ended = outcome.ended !== undefined ? new Date(outcome.ended) : new Date();
+    const Id = run.Id;
     const duration = ended.getTime() - run.started.getTime();
-    this.running.delete(task.Id);
+    // A posted tick of this task the thread started right after this run ended may be registered already.
+    if (this.running.get(Id) === run) this.running.delete(Id);
     // Redis down: the mark stays until the next tick of this instance finds it as its own and replaces it (no warning per run: the outage is logged once).
-    void this.coordinator.clearRunning(task.Id, run.mark).catch((err) => this.log.debug?.(`clear mark of ${task.Id}: ${(err as Error).message}`));
-    if (this.entries.has(task.Id)) this.last.set(task.Id, { start: run.started, end: ended, status: outcome.status, message: outcome.message, duration });
+    void this.coordinator.clearRunning(Id, run.mark).catch((err) => this.log.debug?.(`clear mark of ${Id}: ${(err as Error).message}`));
+    if (task && this.entries.has(Id)) this.last.set(Id, { start: run.started, end: ended, status: outcome.status, message: outcome.message, duration });
     this.history.add({
-      task_id: task.Id, source: run.source, scheduled: run.scheduled, started: run.started, ended, status: outcome.status,
+      task_id: Id, source: run.source, scheduled: run.scheduled, started: run.started, ended, status: outcome.status,
       message: outcome.message.slice(0, 500), output: outcome.output, duration_ms: duration, instance: this.coordinator.instance, uid: run.uid,
     });
-    this.changed(task.Id);
+    this.changed(Id);
+    run.finish();
   }
 
   /**
@@ -593,6 +775,8 @@ export class CronEngine implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Kill: aborts the run's request or signals its action; recorded as killed. Reaches other instances through Redis. */
   async kill(Id: number): Promise<{ Id: number; killed: boolean; message: string }> {
+    const e = this.entries.get(Id);
+    if (e?.posts.length) this.syncPostings(e); // a tick the thread has just started
     const r = this.running.get(Id);
     if (r) {
       r.abort.abort(KILLED);

@@ -89,6 +89,8 @@ export class CronHistory implements OnModuleInit, OnModuleDestroy {
         } catch (err) {
           this.log.error(`could not write ${batch.length} cron runs: ${(err as Error).message}`);
         }
+        // SQLite inserts synchronously: let a request or a timer in between two statements.
+        if (this.queue.length) await nextTurn();
       }
     });
     return this.chain;
