@@ -77,7 +77,8 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
     if (r.close) reply.header('Connection', 'close');
     return reply.code(r.code).send(r.envelope);
   };
-  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Callback-style: most requests pass without a promise; only the gates that look something up make one.
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     securityHeaders(reply.raw);
     const url = request.url;
     if (API_PATH.test(url)) {
@@ -85,29 +86,31 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
       // this site only, refused before the body is read.
       reply.header('Cache-Control', 'no-store');
       const refusal = apiWriteRefusal(request.raw, cfg.trustProxy);
-      if (refusal) return refuse(reply, refusal);
+      if (refusal) return void refuse(reply, refusal);
       // Routes whose credential is not a session check it before the body too (docs/input-stream.md).
-      if (INGEST_PATH.test(url)) {
-        const denied = await ingestGate(request as unknown as Parameters<typeof ingestGate>[0]);
-        if (denied) return refuse(reply, denied);
-      }
       // Uploads (docs/architecture.md "Storage"): the routes that carry an image as base64 take a larger
       // JSON body than BODY_LIMIT, for a caller whose session (checked before the body is read) may upload.
       const q = url.indexOf('?');
-      await uploadGate(request.raw, q < 0 ? url : url.slice(0, q));
+      const gate = INGEST_PATH.test(url)
+        ? ingestGate(request as unknown as Parameters<typeof ingestGate>[0])
+        : uploadGate(request.raw, q < 0 ? url : url.slice(0, q));
+      if (!gate) return done();
+      gate.then((denied) => (denied ? void refuse(reply, denied) : done()), done);
       return;
     }
     if ((request.method === 'GET' || request.method === 'HEAD') && !SYNC_PATH.test(url)) {
       reply.hijack();
-      // What the site does not answer (a missing /assets/ file, a path the UI never serves): 404.
       // An Express app takes Node's own request and response (it adds its methods to them itself).
+      // What the site does not answer (a missing /assets/ file, a path the UI never serves): a JSON 404.
       site(request.raw as express.Request, reply.raw as unknown as express.Response, () => {
         const res = reply.raw;
         res.statusCode = 404;
         res.setHeader('Content-Type', 'application/json; charset=utf-8');
         res.end(JSON.stringify({ status: 'http', message: `Cannot ${request.method} ${url}`, code: 404 }));
       });
+      return;
     }
+    done();
   });
   app.setGlobalPrefix('api', { exclude: ['sync/{*path}'] });
   const sockets = new AuthedSocketAdapter(app, cfg.redisUrl);
