@@ -74,13 +74,17 @@ export function toFailure(err: unknown): { httpStatus: number; envelope: ErrorEn
     const e = fromZod(err);
     return { httpStatus: e.httpStatus, envelope: e.toEnvelope(), unexpected: false };
   }
-  const anyErr = err as { getStatus?: () => number; getResponse?: () => unknown; message?: string; code?: string };
+  const anyErr = err as { getStatus?: () => number; getResponse?: () => unknown; message?: string; code?: string; statusCode?: number };
   if (typeof anyErr?.getStatus === 'function') {
     // Nest HttpException (404 route, 413 body, ...)
     const status = anyErr.getStatus();
     const resp = anyErr.getResponse?.() as { message?: string | string[] } | string | undefined;
     const msg = typeof resp === 'string' ? resp : Array.isArray(resp?.message) ? resp.message.join('; ') : (resp?.message ?? anyErr.message ?? 'Error');
     return { httpStatus: status, envelope: { status: status >= 500 ? 'error' : 'http', message: String(msg), code: status }, unexpected: status >= 500 };
+  }
+  // Fastify's own refusals of a request it cannot route or read (an unsupported body type, a malformed URL).
+  if (anyErr?.code?.startsWith('FST_') && anyErr.statusCode && anyErr.statusCode >= 400 && anyErr.statusCode < 500) {
+    return { httpStatus: anyErr.statusCode, envelope: { status: 'http', message: anyErr.message ?? 'Bad request', code: anyErr.statusCode }, unexpected: false };
   }
   if (anyErr?.code && /^ER_|^SQLITE_/.test(anyErr.code)) {
     if (/DUP_ENTRY|CONSTRAINT_UNIQUE/.test(anyErr.code)) {

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { Public } from './auth/actor.js';
@@ -26,7 +26,7 @@ export class HealthController {
   @Public()
   @RawResponse()
   @Get()
-  async health(@Res() res: Response) {
+  async health(@Res() reply: FastifyReply) {
     const started = Date.now();
     // The socket.io adapter (socket.adapter.ts) owns the Redis clients; its watch answers for them.
     const watch = this.cfg.redisUrl ? (this.appConfig.getIoAdapter() as { redis?: RedisWatch } | null)?.redis : undefined;
@@ -34,14 +34,14 @@ export class HealthController {
     try {
       await this.db.query('SELECT 1');
       const redis = await redisState;
-      res.status(200).json({
+      reply.status(200).send({
         status: 'ok',
         result: { db: 'up', db_ms: Date.now() - started, ...(redis ? { redis } : {}), degraded: redis === 'down', uptime_s: Math.round(process.uptime()) },
       });
     } catch (err) {
       await redisState;
       if (isDbUnreachable(err)) dbOutage.noteUnreachable(err);
-      res.status(503).json({ status: 'db', message: `Database unreachable: ${(err as Error).message}`, code: 503 });
+      reply.status(503).send({ status: 'db', message: `Database unreachable: ${(err as Error).message}`, code: 503 });
     }
   }
 }

@@ -44,6 +44,33 @@ describe(`platform on ${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'}`, 
     expect(plain.result.db).toBe('up');
   });
 
+  test('outside /api the site answers GET and HEAD: deep links get index.html, a missing asset a JSON 404; other methods reach the router', async () => {
+    const [deep, head, asset, post] = await Promise.all([
+      fetch(`${t.url}/srv/srv_map?page=2`),
+      fetch(`${t.url}/book/list`, { method: 'HEAD' }),
+      fetch(`${t.url}/assets/no-such-file.js`),
+      fetch(`${t.url}/srv/srv_map`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+    ]);
+    expect([deep.status, head.status, asset.status, post.status]).toEqual([200, 200, 404, 404]);
+    expect(deep.headers.get('content-type')).toMatch(/^text\/html; charset=utf-8$/i);
+    expect(await deep.text()).toMatch(/<div id="root">/);
+    expect(deep.headers.get('cache-control')).toBe('no-cache');
+    expect(deep.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(await asset.json()).toEqual({ status: 'http', message: 'Cannot GET /assets/no-such-file.js', code: 404 });
+    expect(await post.json()).toMatchObject({ status: 'http', code: 404 });
+  });
+
+  test('a JSON body is an object or an array (body-parser strict mode); an empty one is {}', async () => {
+    const { hash } = await t.session(1);
+    const send = (body: string) => fetch(`${t.url}/api`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8', User: hash }, body });
+    const scalar = await send('"user.me"');
+    expect([scalar.status, await scalar.json()]).toEqual([400, { status: 'parse', message: 'Malformed JSON body: a JSON object or array is expected', code: 400 }]);
+    const empty = await send('');
+    expect([empty.status, (await empty.json()).message]).toEqual([422, expect.stringMatching(/methods/)]);
+    const ok = await send(' {"methods": ["user.me"], "args": [null]}');
+    expect([ok.status, (await ok.json())[0].status]).toEqual([200, 'ok']);
+  });
+
   test('login answers the session values of 000 §3 and the hash works', async () => {
     const r = await t.rest<any>(null, 'POST', '/user/auth', { key: encodeAuthKey(ADMIN.login, ADMIN.password) });
     expect(r.status).toBe(200);

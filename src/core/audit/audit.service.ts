@@ -4,7 +4,8 @@ import { LessThan, type Repository } from 'typeorm';
 import type { AuditRow, Paged } from '../../contracts/auth.js';
 import type { Actor } from '../auth/actor.js';
 import { isDbUnreachable } from '../database/db-errors.js';
-import { containsPattern, likeNamed } from '../database/like.js';
+import { hydratedRow, persisted } from '../database/hydrate.js';
+import { containsPattern } from '../database/like.js';
 import { dbOutage } from '../database/db-outage.js';
 import { notFound } from '../errors.js';
 import { AUDIT_TARGET_MAX } from './audit-target.js';
@@ -63,14 +64,21 @@ export class AuditService {
   }
 
   async list(q: { page: number; limit: number; method?: string; login?: string; outcome?: 'ok' | 'error'; from?: Date; to?: Date }): Promise<Paged<AuditRow>> {
-    const qb = this.repo.createQueryBuilder('a').orderBy('a.Id', 'DESC').skip((q.page - 1) * q.limit).take(q.limit);
-    if (q.method) qb.andWhere(likeNamed('a.method', 'm'), { m: containsPattern(q.method) });
-    if (q.login) qb.andWhere('a.login = :l', { l: q.login });
-    if (q.outcome) qb.andWhere('a.outcome = :o', { o: q.outcome });
+    // Plain queries hydrated as the ORM hydrates them (core/database/hydrate.ts): what the query
+    // builder's getManyAndCount answered, without its query building (bench/README.md "Platform").
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.method) { where.push("method LIKE ? ESCAPE '!'"); params.push(containsPattern(q.method)); }
+    if (q.login) { where.push('login = ?'); params.push(q.login); }
+    if (q.outcome) { where.push('outcome = ?'); params.push(q.outcome); }
     // Both bounds inclusive, on the indexed ts column.
-    if (q.from) qb.andWhere('a.ts >= :from', { from: q.from });
-    if (q.to) qb.andWhere('a.ts <= :to', { to: q.to });
-    const [rows, count] = await qb.getManyAndCount();
+    if (q.from) { where.push('ts >= ?'); params.push(persisted(this.repo, 'ts', q.from)); }
+    if (q.to) { where.push('ts <= ?'); params.push(persisted(this.repo, 'ts', q.to)); }
+    const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+    const raw = (await this.repo.manager.query(`${SELECT_ROWS}${filter} ORDER BY Id DESC LIMIT ? OFFSET ?`, [...params, q.limit, (q.page - 1) * q.limit])) as Array<Record<string, unknown>>;
+    const [{ n }] = (await this.repo.manager.query(`SELECT COUNT(*) AS n FROM audit_log${filter}`, params)) as Array<{ n: unknown }>;
+    const rows = raw.map((r) => hydratedRow(this.repo, ROW_COLUMNS, r));
+    const count = Number(n);
     return { list: rows.map(toRow), count, page: q.page, limit: q.limit };
   }
 
@@ -98,5 +106,9 @@ export class AuditService {
     return toRow(r);
   }
 }
+
+/** An audit row's columns (all of the entity's), for the list's plain query. */
+const ROW_COLUMNS = ['Id', 'ts', 'uid', 'login', 'method', 'args', 'target', 'outcome', 'message', 'ip', 'duration_ms'] as const;
+const SELECT_ROWS = `SELECT ${ROW_COLUMNS.join(', ')} FROM audit_log`;
 
 const toRow = (r: AuditEntity): AuditRow => ({ ...r, args: r.args ?? '', target: r.target ?? null, ts: r.ts.toISOString() });

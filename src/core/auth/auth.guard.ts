@@ -1,7 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { WsException } from '@nestjs/websockets';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { Socket } from 'socket.io';
 import { MSG } from '../../contracts/messages.js';
 import { roleAllows } from '../../contracts/roles.js';
@@ -10,9 +10,9 @@ import { SocketSessions } from '../realtime/socket-sessions.service.js';
 import { IS_PUBLIC, REQUIRED_ROLE, type Actor } from './actor.js';
 import { AuthService } from './auth.service.js';
 
-export type AuthedRequest = Request & { actor?: Actor };
+export type AuthedRequest = FastifyRequest & { actor?: Actor };
 
-export function clientIp(req: Request): string {
+export function clientIp(req: FastifyRequest): string {
   return (req.ip ?? req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
 }
 

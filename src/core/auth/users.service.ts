@@ -11,7 +11,7 @@ import { SocketSessions } from '../realtime/socket-sessions.service.js';
 import { AuthService, hashPassword } from './auth.service.js';
 import { UserEntity } from './user.entity.js';
 import type { z } from 'zod';
-import { hydrated } from '../database/hydrate.js';
+import { hydratedRow } from '../database/hydrate.js';
 
 export const toUserView = (u: Pick<UserEntity, 'uid' | 'login' | 'name' | 'role' | 'active' | 'created_at' | 'last_login'>): UserView => ({
   uid: u.uid, login: u.login, name: u.name, role: u.role, active: u.active,
@@ -88,6 +88,6 @@ export class UsersService {
    */
   private async viewRows(sql: string, params: unknown[]): Promise<ViewRow[]> {
     const raw = (await this.users.manager.query(sql, params)) as Array<Record<string, unknown>>;
-    return raw.map((r) => Object.fromEntries(VIEW_COLUMNS.map((c) => [c, hydrated(this.users, c, r[c])])) as ViewRow);
+    return raw.map((r) => hydratedRow(this.users, VIEW_COLUMNS, r));
   }
 }

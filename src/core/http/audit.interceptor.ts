@@ -18,7 +18,7 @@ export class AuditInterceptor implements NestInterceptor {
     const skip = this.reflector.getAllAndOverride<boolean>(NO_AUDIT, [ctx.getHandler(), ctx.getClass()]);
     if (req.method === 'GET' || req.method === 'HEAD' || skip) return next.handle();
     const started = Date.now();
-    const method = `${req.method} ${req.route?.path ?? req.path}`;
+    const method = `${req.method} ${req.routeOptions.url ?? req.url}`;
     const base = { actor: req.actor, method, args: req.body, started, ip: req.actor?.ip };
     // The handler runs in this scope (Nest binds it when handle() is called), so a service can name its object.
     const scope: AuditScope = { target: null };

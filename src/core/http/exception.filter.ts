@@ -1,6 +1,6 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { WsException } from '@nestjs/websockets';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { Socket } from 'socket.io';
 import { toFailure } from '../errors.js';
 
@@ -20,10 +20,12 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
       client.emit('exception', { status: 'error', message });
       return;
     }
-    const res = host.switchToHttp().getResponse<Response>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
     const f = toFailure(err);
     if (f.unexpected) this.log.error((err as Error)?.stack ?? String(err));
-    if (res.headersSent) return;
-    res.status(f.httpStatus).json(f.envelope);
+    if (reply.sent || reply.raw.headersSent) return;
+    // A body refused for its size is not read any further: the connection closes after the answer.
+    if (f.httpStatus === 413) reply.header('Connection', 'close');
+    reply.status(f.httpStatus).send(f.envelope);
   }
 }

@@ -1,8 +1,8 @@
-import compression from 'compression';
+import fastifyCompress from '@fastify/compress';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { ServerResponse } from 'node:http';
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import expressStaticGzip from 'express-static-gzip';
-import { isJson } from './api-guard.js';
 
 /** Paths the UI never answers: the API, socket.io, the agents' /sync routes and the stored files. */
 const NOT_UI = /^\/(api|socket\.io|sync|storage|files)(\/|$)/;
@@ -56,17 +56,12 @@ export function uiStatic(uiDir: string): RequestHandler[] {
 }
 
 /**
- * JSON answers above 1 KB compressed (gzip or brotli, per Accept-Encoding) by the `compression`
- * middleware. Only `application/json`: the streamed downloads under /api (the money CSV export, the
- * asciicast of a terminal recording) and stored images pass untouched, so a stream's back-pressure and
- * Content-Length stay as their routes set them.
+ * JSON answers above 1 KB compressed (brotli or gzip, per Accept-Encoding) by @fastify/compress. Only
+ * `application/json`: the streamed downloads under /api (the money CSV export, the asciicast of a
+ * terminal recording) pass untouched, so a stream's back-pressure and Content-Length stay as their
+ * routes set them; the UI's files have their pre-compressed copies (uiStatic). A request that accepts
+ * no encoding (health probes, scripts, the agents) gets its answer as it is.
  */
-export function jsonCompression(): RequestHandler {
-  const compress = compression({
-    threshold: COMPRESS_THRESHOLD,
-    filter: (req: Request, res: Response) => isJson(String(res.getHeader('Content-Type') ?? '')) && compression.filter(req, res),
-  }) as RequestHandler;
-  // A client that accepts no encoding (health probes, scripts, the agents) skips the wrapping of its
-  // answer altogether (/api answers are no-store, so no cache needs their Vary header).
-  return (req, res, next) => (req.headers['accept-encoding'] ? compress(req, res, next) : next());
+export async function registerJsonCompression(app: NestFastifyApplication) {
+  await app.register(fastifyCompress, { threshold: COMPRESS_THRESHOLD, encodings: ['br', 'gzip'], customTypes: /^application\/json(?:;|$)/ });
 }

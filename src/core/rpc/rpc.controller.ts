@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Logger, Post, Req, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Envelope } from '../../contracts/envelope.js';
 import { NoAudit } from '../auth/actor.js';
@@ -29,16 +29,16 @@ export class RpcController {
   @HttpCode(200)
   @NoAudit()
   @RawResponse()
-  async batch(@Body() body: unknown, @Req() req: AuthedRequest, @Res() res: Response) {
+  async batch(@Body() body: unknown, @Req() req: AuthedRequest, @Res() reply: FastifyReply) {
     const { methods, args = [] } = parseInput(RpcBody, body);
     const actor = req.actor!;
     const abort = new AbortController();
-    res.on('close', () => { if (!res.writableEnded) abort.abort(); });
+    reply.raw.on('close', () => { if (!reply.raw.writableEnded) abort.abort(); });
     const onUnexpected = (err: unknown) => this.log.error((err as Error)?.stack ?? String(err));
     // In order, one after another: a batch may write then read, and answers are read by index.
     const out: Envelope[] = [];
     for (const [i, name] of methods.entries()) out.push(await this.registry.call(name, args[i], { actor, signal: abort.signal }, onUnexpected));
-    res.status(batchStatus(out)).json(out);
+    return reply.status(batchStatus(out)).send(out);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import express, { type NextFunction, type Request, type Response } from 'express';
 import { Role, roleAllows } from '../../contracts/roles.js';
 import type { AuthService } from '../auth/auth.service.js';
+import type { UploadGatedRequest } from '../http/json-body.js';
 
 /**
  * The routes whose body may carry an upload (base64 inside the JSON body: the API is JSON only), with
@@ -20,9 +20,6 @@ export function uploadBodyLimit(maxBytes: number): number {
   return Math.ceil((maxBytes * 4) / 3) + 64 * 1024;
 }
 
-/** A request the gate let through to the upload parser: the limit that applied (for the 413 message). */
-export type UploadGatedRequest = Request & { uploadLimit?: number };
-
 /** `1mb`, `512kb` (BODY_LIMIT's form) in bytes. */
 export function limitBytes(limit: string): number {
   const m = /^(\d+)(kb|mb)$/i.exec(limit);
@@ -31,46 +28,31 @@ export function limitBytes(limit: string): number {
 }
 
 /**
- * The larger JSON body of UPLOAD_ROUTES, only for a caller who may upload: mounted by bootstrap.ts
- * before the ordinary JSON parser, it checks the `User` session header (a live session of an active
- * user with the route's role) **before a byte of the body is read**, and only then parses the body
- * with the upload limit. Anyone else (no session, an ended one, a weaker role) keeps BODY_LIMIT: a
- * body whose Content-Length is past it is answered 413 at once, unread, and the connection closed
- * (the ordinary parser would read the whole body to discard it); a smaller one goes on to the
- * ordinary parser and the guard's 401/403. Other routes and methods are not touched.
+ * The larger JSON body of UPLOAD_ROUTES, only for a caller who may upload: run by bootstrap.ts when a
+ * request arrives, it checks the `User` session header (a live session of an active user with the
+ * route's role) **before a byte of the body is read**, and only then grants the upload limit to the
+ * body parser (json-body.ts). Anyone else (no session, an ended one, a weaker role) keeps BODY_LIMIT:
+ * a body whose Content-Length is past it is answered 413 at once, unread, and the connection closed;
+ * a smaller one goes on to the guard's 401/403. Other routes and methods are not touched. A body
+ * declared within BODY_LIMIT costs no session lookup (the parser would read it alike), so an RPC call
+ * reads its session once (in the guard). Returns a promise only when it looks the session up.
  */
 export function uploadBodyGate(auth: AuthService, maxBytes: number, bodyLimit: string) {
   const log = new Logger('Storage');
   const limit = uploadBodyLimit(maxBytes);
   const ordinary = limitBytes(bodyLimit);
-  const parser = express.json({ limit });
-  const tooLarge = (req: Request, res: Response, next: NextFunction) => {
-    if (Number(req.headers['content-length'] ?? 0) <= ordinary) return next();
-    res.setHeader('Connection', 'close');
-    res.status(413).json({ status: 'http', message: `Request body is larger than ${bodyLimit}`, code: 413 });
-  };
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'POST') return next();
-    // A body declared within BODY_LIMIT is the ordinary parser's either way (the upload parser would
-    // read it alike): no session lookup for it, so an RPC call reads its session once (in the guard).
-    if (req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) <= ordinary) return next();
-    const path = req.path.length > 1 ? req.path.replace(/\/$/, '') : req.path;
-    const route = UPLOAD_ROUTES.find((r) => r.path === path);
-    if (!route) return next();
+  return (req: UploadGatedRequest, path: string): Promise<void> | undefined => {
+    if (req.method !== 'POST') return;
+    if (req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) <= ordinary) return;
+    const bare = path.length > 1 ? path.replace(/\/$/, '') : path;
+    const route = UPLOAD_ROUTES.find((r) => r.path === bare);
     const header = req.headers['user'];
     const hash = Array.isArray(header) ? header[0] : header;
-    if (!hash) return tooLarge(req, res, next);
-    auth.verify(hash).then(
-      (actor) => {
-        if (!actor || !roleAllows(actor.role, route.role)) return tooLarge(req, res, next);
-        (req as UploadGatedRequest).uploadLimit = limit;
-        parser(req, res, next);
-      },
-      (err: unknown) => {
-        // The session store cannot be read (database down): the ordinary limit, parser and guard answer.
-        log.warn(`upload gate: ${(err as Error)?.message ?? err}`);
-        tooLarge(req, res, next);
-      },
+    if (!route || !hash) return;
+    return auth.verify(hash).then(
+      (actor) => { if (actor && roleAllows(actor.role, route.role)) req.uploadLimit = limit; },
+      // The session store cannot be read (database down): the ordinary limit, parser and guard answer.
+      (err: unknown) => { log.warn(`upload gate: ${(err as Error)?.message ?? err}`); },
     );
   };
 }

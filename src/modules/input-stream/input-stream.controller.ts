@@ -1,35 +1,36 @@
 import { Body, Controller, Get, Headers, HttpCode, Logger, Post, Query, Req } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { STREAM_TOKEN_HEADER, ViewsDataQuery } from '../../contracts/input-stream.js';
 import { Role } from '../../contracts/roles.js';
 import { NoAudit, Public, RequireRole } from '../../core/auth/actor.js';
 import { parseInput, toFailure } from '../../core/errors.js';
+import type { Refusal } from '../../core/http/api-guard.js';
 import type { StreamSiteEntity } from './input-stream.entities.js';
 import { InputStreamService } from './input-stream.service.js';
 
 /** A request the ingest gate let through: its site, already checked. */
-type GatedRequest = Request & { streamSite?: StreamSiteEntity };
+type GatedRequest = { method: string; headers: IncomingHttpHeaders; streamSite?: StreamSiteEntity };
 
 /**
- * The ingest endpoint's token check as Express middleware, mounted by bootstrap.ts on
- * /api/input_stream/ingest before the body parser (Nest guards run after it): a request without a
- * valid X-Site-Token answers 401 before a byte of its body is read, with `Connection: close` so the
- * unread body is not waited for. The site found is handed to the controller on the request.
+ * The ingest endpoint's token check, run by bootstrap.ts for /api/input_stream/ingest when the request
+ * arrives, before the body is read (Nest guards run after it): a request without a valid X-Site-Token
+ * is refused 401 before a byte of its body is read, with `Connection: close` (the exception filter's
+ * rule for a refused body) so the unread body is not waited for. The site found is handed to the
+ * controller on the request.
  */
 export function ingestTokenGate(stream: InputStreamService) {
   const log = new Logger('InputStream');
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'POST') return next();
+  return async (req: GatedRequest): Promise<Refusal | null> => {
+    if (req.method !== 'POST') return null;
     const token = req.headers[STREAM_TOKEN_HEADER];
-    stream.siteByToken(Array.isArray(token) ? token[0] : token).then(
-      (site) => { (req as GatedRequest).streamSite = site; next(); },
-      (err: unknown) => {
-        const f = toFailure(err);
-        if (f.unexpected) log.error((err as Error)?.stack ?? String(err));
-        res.setHeader('Connection', 'close');
-        res.status(f.httpStatus).json(f.envelope);
-      },
-    );
+    try {
+      req.streamSite = await stream.siteByToken(Array.isArray(token) ? token[0] : token);
+      return null;
+    } catch (err) {
+      const f = toFailure(err);
+      if (f.unexpected) log.error((err as Error)?.stack ?? String(err));
+      return { code: f.httpStatus, envelope: f.envelope, close: true };
+    }
   };
 }
 

@@ -1,5 +1,5 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { InvestIcsArgs } from '../../contracts/invest.js';
 import { NOT_CONFIGURED } from '../../contracts/outside.js';
 import { Role } from '../../contracts/roles.js';
@@ -21,18 +21,16 @@ export class InvestController {
   constructor(private readonly forecast: InvestForecastService) {}
 
   @Get('calendar.ics')
-  async ics(@Query() q: unknown, @Req() req: AuthedRequest, @Res() res: Response) {
+  async ics(@Query() q: unknown, @Req() req: AuthedRequest, @Res() reply: FastifyReply) {
     if (!req.actor) throw unauthorized('Session required');
     const a = parseInput(InvestIcsArgs, q ?? {});
     const file = await this.forecast.ics(a.accountId, a.size, req.actor);
-    res.setHeader('cache-control', 'no-store');
-    if (!file) {
-      res.status(200).json({ status: 'ok', result: NOT_CONFIGURED });
-      return;
-    }
-    res.status(200);
-    res.setHeader('content-type', 'text/calendar; charset=utf-8');
-    res.setHeader('content-disposition', `attachment; filename="${file.name}"`);
-    res.end(file.body);
+    reply.header('cache-control', 'no-store');
+    if (!file) return reply.status(200).send({ status: 'ok', result: NOT_CONFIGURED });
+    return reply
+      .status(200)
+      .header('content-type', 'text/calendar; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${file.name}"`)
+      .send(file.body);
   }
 }

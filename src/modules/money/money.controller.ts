@@ -1,6 +1,6 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import type { Response } from 'express';
-import { once } from 'node:events';
+import type { FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
 import { MoneyFilter } from '../../contracts/money.js';
 import { Role } from '../../contracts/roles.js';
 import { RequireRole } from '../../core/auth/actor.js';
@@ -21,22 +21,16 @@ export class MoneyController {
   constructor(private readonly csv: MoneyCsvService) {}
 
   @Get('export')
-  async export(@Query() q: unknown, @Req() req: AuthedRequest, @Res() res: Response) {
+  async export(@Query() q: unknown, @Req() req: AuthedRequest, @Res() reply: FastifyReply) {
     if (!req.actor) throw unauthorized('Session required');
     const f = normFilter(parseInput(MoneyFilter, q ?? {}));
     const { name, chunks } = await this.csv.exportCsv(req.actor, f);
-    res.status(200);
-    res.setHeader('content-type', 'text/csv; charset=utf-8');
-    res.setHeader('content-disposition', `attachment; filename="${name}"`);
-    res.setHeader('cache-control', 'no-store');
-    try {
-      for await (const c of chunks) {
-        if (res.destroyed) return;
-        if (!res.write(c)) await once(res, 'drain');
-      }
-      res.end();
-    } catch {
-      res.destroy();
-    }
+    // Streamed with back-pressure; a client that goes away stops the reading, a failed read ends the connection.
+    return reply
+      .status(200)
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${name}"`)
+      .header('cache-control', 'no-store')
+      .send(Readable.from(chunks));
   }
 }

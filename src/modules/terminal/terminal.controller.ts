@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { Role } from '../../contracts/roles.js';
 import { RecordingIdArgs } from '../../contracts/terminal.js';
 import { RequireRole } from '../../core/auth/actor.js';
@@ -13,13 +13,13 @@ export class TerminalController {
   constructor(private readonly terminal: TerminalService) {}
 
   @Get('recordings/:Id/cast')
-  async cast(@Param('Id') Id: string, @Res() res: Response) {
+  async cast(@Param('Id') Id: string, @Res() reply: FastifyReply) {
     const { row, stream } = await this.terminal.castStream(parseInput(RecordingIdArgs, { Id }).Id);
-    res.status(200);
-    res.setHeader('content-type', 'application/x-asciicast; charset=utf-8');
-    res.setHeader('content-disposition', `inline; filename="recording-${row.Id}.cast"`);
-    res.setHeader('cache-control', 'no-store');
-    stream.on('error', () => res.destroy());
-    stream.pipe(res);
+    return reply
+      .status(200)
+      .header('content-type', 'application/x-asciicast; charset=utf-8')
+      .header('content-disposition', `inline; filename="recording-${row.Id}.cast"`)
+      .header('cache-control', 'no-store')
+      .send(stream);
   }
 }
