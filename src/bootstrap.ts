@@ -23,7 +23,7 @@ import { STORAGE_PATH } from './contracts/storage.js';
 const API_PATH = /^\/api(?:[/?]|$)/i;
 /** The input stream's ingest route. */
 const INGEST_PATH = /^\/api\/input_stream\/ingest\/?(?:\?|$)/i;
-/** The agents' /sync routes: Nest controllers outside /api, the only routes outside it. */
+/** The path kept outside the /api prefix for the agents' /sync routes (setGlobalPrefix below): left to Nest's router. */
 const SYNC_PATH = /^\/sync(?:[/?]|$)/i;
 
 /**
