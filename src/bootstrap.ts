@@ -16,7 +16,7 @@ import { ingestTokenGate } from './modules/input-stream/input-stream.controller.
 import { InputStreamService } from './modules/input-stream/input-stream.service.js';
 import { AuthService } from './core/auth/auth.service.js';
 import { FILES_PATH, StorageService } from './core/storage/storage.service.js';
-import { limitBytes, uploadBodyGate, uploadBodyLimit } from './core/storage/upload-gate.js';
+import { uploadBodyGate, uploadBodyLimit } from './core/storage/upload-gate.js';
 import { STORAGE_PATH } from './contracts/storage.js';
 
 /** Paths under /api, in any case (Nest's routes match without case: /API/health is /api/health). */
@@ -37,7 +37,6 @@ const SYNC_PATH = /^\/sync(?:[/?]|$)/i;
  * response, as it was before Fastify; the rest (the agents' /sync routes, other methods) goes to Nest.
  */
 export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logLevel)): Promise<INestApplication> {
-  const ordinary = limitBytes(cfg.bodyLimit);
   const adapter = new FastifyAdapter({
     trustProxy: cfg.trustProxy,
     // Express's matching, which the API and its clients were built on: no case, a trailing slash allowed.
@@ -49,7 +48,7 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg), adapter, { bodyParser: false, logger });
   const fastify = app.getHttpAdapter().getInstance();
-  registerJsonBody(fastify, ordinary, cfg.bodyLimit, cfg.storage.maxBytes / 1024 / 1024);
+  registerJsonBody(fastify, cfg.bodyLimit, cfg.storage.maxBytes);
   await registerJsonCompression(app);
 
   // helmet's headers, recorded once and set on every response (security-headers.ts): helmet decides them.
@@ -92,7 +91,7 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
       // JSON body than BODY_LIMIT, for a caller whose session (checked before the body is read) may upload.
       const q = url.indexOf('?');
       const gate = INGEST_PATH.test(url)
-        ? ingestGate(request as unknown as Parameters<typeof ingestGate>[0])
+        ? ingestGate(request)
         : uploadGate(request.raw, q < 0 ? url : url.slice(0, q));
       if (!gate) return done();
       gate.then((denied) => (denied ? void refuse(reply, denied) : done()), done);

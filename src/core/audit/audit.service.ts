@@ -77,9 +77,7 @@ export class AuditService {
     const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const raw = (await this.repo.manager.query(`${SELECT_ROWS}${filter} ORDER BY Id DESC LIMIT ? OFFSET ?`, [...params, q.limit, (q.page - 1) * q.limit])) as Array<Record<string, unknown>>;
     const [{ n }] = (await this.repo.manager.query(`SELECT COUNT(*) AS n FROM audit_log${filter}`, params)) as Array<{ n: unknown }>;
-    const rows = raw.map((r) => hydratedRow(this.repo, ROW_COLUMNS, r));
-    const count = Number(n);
-    return { list: rows.map(toRow), count, page: q.page, limit: q.limit };
+    return { list: raw.map((r) => toRow(hydratedRow(this.repo, ROW_COLUMNS, r))), count: Number(n), page: q.page, limit: q.limit };
   }
 
   /**

@@ -15,7 +15,7 @@ export interface Refusal { code: number; envelope: ErrorEnvelope; close?: boolea
 const refusal = (code: number, status: ErrorEnvelope['status'], message: string): Refusal => ({ code, envelope: { status, message, code } });
 
 /** Whether the request carries a body (a length above zero, or a chunked one). */
-export const hasBody = (req: Incoming) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+const hasBody = (req: Incoming) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 
 /** `application/json`, with or without parameters (`; charset=utf-8`). */
 export const isJson = (contentType: string | undefined) => (contentType ?? '').split(';')[0].trim().toLowerCase() === 'application/json';

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { AppError } from '../errors.js';
+import { limitBytes } from '../storage/upload-gate.js';
 
 /** A request the upload gate (upload-gate.ts) let through with the larger body limit. */
 export type UploadGatedRequest = IncomingMessage & { uploadLimit?: number };
@@ -14,7 +15,8 @@ export type UploadGatedRequest = IncomingMessage & { uploadLimit?: number };
  * body-parser's strict mode, the body is an object or an array; an empty body is `{}`.
  * Every other content type is refused (415) by Fastify: the API guard answers the /api writes first.
  */
-export function registerJsonBody(fastify: FastifyInstance, ordinary: number, bodyLimit: string, uploadMaxMb: number) {
+export function registerJsonBody(fastify: FastifyInstance, bodyLimit: string, uploadMaxBytes: number) {
+  const ordinary = limitBytes(bodyLimit);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', (request, payload, done) => {
     const upload = (request.raw as UploadGatedRequest).uploadLimit;
@@ -23,7 +25,7 @@ export function registerJsonBody(fastify: FastifyInstance, ordinary: number, bod
         const e = err as Error & { type?: string; status?: number };
         if (e.type === 'entity.too.large') {
           const message = upload
-            ? `Request body is larger than ${Math.floor(upload / 1024)}kb: an upload is at most ${uploadMaxMb} MB (STORAGE_MAX_MB), sent as base64`
+            ? `Request body is larger than ${Math.floor(upload / 1024)}kb: an upload is at most ${uploadMaxBytes / 1024 / 1024} MB (STORAGE_MAX_MB), sent as base64`
             : `Request body is larger than ${bodyLimit}`;
           return done(new AppError(413, message, 'http'), undefined);
         }
