@@ -4,8 +4,9 @@
  * reasons; POST /author/update_list saves the Yes/No decisions with the 001 §5 rules (trim, de-duplicate,
  * drop empty, 'not same' out of new_relay), all or none; a merge moves the books in one transaction and
  * its undo puts authors and books back; roles (100 reads, cannot change) and bad input; the candidate
- * index's worker thread replaced when it dies.
+ * index's worker thread replaced when it dies, and never served from a build begun before a write.
  */
+import { jest } from '@jest/globals';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { threadId, Worker } from 'node:worker_threads';
 import type { DataSource } from 'typeorm';
@@ -81,6 +82,32 @@ describe(`authors (${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'})`, ()
     await thread!.terminate();
     expect(await t.ok(user, 'author.getList', { only_double: 1 })).toEqual(before);
     expect((svc as unknown as { worker: Worker | null }).worker).not.toBe(thread);
+  });
+
+  test('a read after a write is never served by a build begun before that write', async () => {
+    const svc = t.app.get(AuthorIndexService);
+    type Inner = { build: (fp: string, generation: number) => Promise<{ doubles: number[] }> };
+    const inner = svc as unknown as Inner;
+    const build = inner.build.bind(svc);
+    let after: Promise<{ doubles: number[] }> | undefined;
+    // While the first build is under way (it has read the table), another author is added and the index invalidated.
+    const spy = jest.spyOn(inner, 'build').mockImplementationOnce(async (fp, generation) => {
+      const built = await build(fp, generation);
+      await ds.query("INSERT INTO authors (Id_author, a_fio) VALUES (90, 'антон чехов')");
+      svc.invalidate();
+      after = svc.get();
+      return built;
+    });
+    try {
+      svc.invalidate();
+      expect((await svc.get()).doubles).not.toContain(90);
+      expect((await after!).doubles).toEqual(expect.arrayContaining([7, 90]));
+      expect((await t.ok(user, 'author.candidates', { Id_author: 7 })).map((c: any) => c.Id_author)).toEqual([90]);
+    } finally {
+      spy.mockRestore();
+      await ds.query('DELETE FROM authors WHERE Id_author = 90');
+      svc.invalidate();
+    }
   });
 
   test('POST /author/update_list: roles, bad input, all or none', async () => {

@@ -18,6 +18,8 @@ type Request = IndexRequest extends infer R ? (R extends unknown ? Omit<R, 'id'>
 type Reply = Extract<IndexReply, { ok: true }>;
 
 interface Built {
+  /** The invalidate() generation it was begun in. */
+  generation: number;
   /** Ids with at least one candidate by name (before 'not same' decisions). */
   doubles: number[];
   fingerprint: string;
@@ -41,9 +43,11 @@ export class AuthorIndexService implements OnApplicationBootstrap, OnApplication
   private warm?: ReturnType<typeof setTimeout>;
   private stopping = false;
   private built: Built | null = null;
-  private building: Promise<Built> | null = null;
+  /** The build under way, with the generation it was begun in. */
+  private building: { generation: number; promise: Promise<Built> } | null = null;
   private checkedAt = 0;
-  private dirty = true;
+  /** Bumped by every invalidate(): an index (or a build) of an older generation is not served. */
+  private generation = 0;
   private worker: Worker | null = null;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   private nextId = 1;
@@ -103,7 +107,7 @@ export class AuthorIndexService implements OnApplicationBootstrap, OnApplication
 
   /** Forget the index: the next read rebuilds it (after a write of names or of the authors list). */
   invalidate(): void {
-    this.dirty = true;
+    this.generation++;
   }
 
   private async fingerprint(): Promise<string> {
@@ -111,27 +115,40 @@ export class AuthorIndexService implements OnApplicationBootstrap, OnApplication
     return `${Number(r.n)}|${Number(r.m ?? 0)}|${Number(r.l ?? 0)}`;
   }
 
-  /** The current index (built or rebuilt as needed): the ids with candidates, and the thread that holds it. */
+  /**
+   * The current index (built or rebuilt as needed): the ids with candidates, and the thread that holds it.
+   * A build begun before the last invalidate() read the table before that write: a caller waits for it to
+   * end and starts another, so a read that follows a write always sees it.
+   */
   async get(): Promise<Built> {
-    const fresh = this.built && !this.dirty && this.built.worker === this.worker;
-    if (fresh && Date.now() - this.checkedAt < RECHECK_MS) return this.built!;
-    if (this.building) return this.building;
-    this.building = (async () => {
-      try {
-        const fp = await this.fingerprint();
-        this.checkedAt = Date.now();
-        if (this.built && !this.dirty && this.built.worker === this.worker && this.built.fingerprint === fp) return this.built;
-        this.dirty = false;
-        this.built = await this.build(fp);
-        return this.built;
-      } finally {
-        this.building = null;
+    for (;;) {
+      const job = this.building;
+      if (job) {
+        if (job.generation === this.generation) return job.promise;
+        await job.promise.catch(() => undefined);
+        continue;
       }
-    })();
-    return this.building;
+      const built = this.built;
+      const current = built !== null && built.generation === this.generation && built.worker === this.worker;
+      if (current && Date.now() - this.checkedAt < RECHECK_MS) return built;
+      const next: { generation: number; promise: Promise<Built> } = { generation: this.generation, promise: Promise.resolve(built!) };
+      this.building = next;
+      next.promise = (async () => {
+        try {
+          const fp = await this.fingerprint();
+          this.checkedAt = Date.now();
+          if (current && built.worker === this.worker && built.fingerprint === fp) return built;
+          this.built = await this.build(fp, next.generation);
+          return this.built;
+        } finally {
+          if (this.building === next) this.building = null;
+        }
+      })();
+      return next.promise;
+    }
   }
 
-  private async build(fingerprint: string): Promise<Built> {
+  private async build(fingerprint: string, generation: number): Promise<Built> {
     const worker = this.thread();
     await this.call(worker, { op: 'begin' });
     let after = 0;
@@ -142,7 +159,7 @@ export class AuthorIndexService implements OnApplicationBootstrap, OnApplication
       after = Number(rows[rows.length - 1].Id_author);
     }
     const { doubles } = await this.call(worker, { op: 'finish' });
-    return { doubles: doubles!, fingerprint, worker };
+    return { generation, doubles: doubles!, fingerprint, worker };
   }
 
   /** One author's candidates, without the ids in `skip`. */
