@@ -18,6 +18,7 @@ import { io, type Socket } from 'socket.io-client';
 import type { SessionValues } from '../../src/contracts/auth.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
 import { CHANNEL_ROLE_MESSAGE, LiveChannels } from '../../src/core/realtime/live-channels.js';
+import { RealtimeService } from '../../src/core/realtime/realtime.service.js';
 import { seedLines } from '../helpers/access-log-seed.js';
 import { startTestAgent, type TestAgent } from '../helpers/agents.js';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -115,6 +116,11 @@ describe(`live channels end when the role no longer allows them (${DB})`, () => 
       expect(channels.count('server_console')).toBe(1);
       expect(channels.count('logs.follow')).toBe(2);
       await waitFor('remote tail running', () => tails() >= 1);
+      // Every part bound to the socket (a 'disconnect' listener per gateway, the session tracker, the channels, the
+      // terminal) stays within its listener bound, so Node does not warn of a leak.
+      const held = [...t.app.get(RealtimeService).io!.sockets.sockets.values()].find((s) => s.data.actor?.uid === ops.uid)!;
+      expect(held.listenerCount('disconnect')).toBeGreaterThan(10);
+      expect(held.listenerCount('disconnect')).toBeLessThanOrEqual(held.getMaxListeners());
       const agentConnsBefore = await agentConnections();
 
       // Another admin takes the role away.

@@ -18,6 +18,14 @@ import { RedisWatch } from '../redis/redis-watch.js';
  * - when Redis is back after an outage, every socket (of every instance) gets `realtime.resync`: events from and to the
  *   other instances were lost meanwhile, so open pages re-read what they show.
  */
+/**
+ * Listeners one socket may hold per event before Node warns of a leak. Nest binds a 'disconnect' listener
+ * per gateway on every socket (8 gateways), and the session tracker, the live channels and the terminal one
+ * each: 12 on a socket with a terminal open (test/api/live-channels.e2e.ts), past Node's default of 10. A
+ * leak (a listener per message) still warns.
+ */
+const SOCKET_LISTENERS = 32;
+
 export class AuthedSocketAdapter extends IoAdapter {
   private readonly log = new Logger('Socket');
   private redisAdapter?: ReturnType<typeof createAdapter>;
@@ -67,6 +75,7 @@ export class AuthedSocketAdapter extends IoAdapter {
       if (!actor) return next(new Error(MSG.sessionRequired));
       socket.data.actor = { ...actor, ip: socket.handshake.address };
       socket.data.status = socket.handshake.auth?.status === SOCKET_CLIENT_STATUS ? SOCKET_CLIENT_STATUS : 'client';
+      socket.setMaxListeners(SOCKET_LISTENERS);
       next();
     });
     return server;
