@@ -70,50 +70,29 @@ describe('Scorer', () => {
     for (const n of [1, 2, 3, 5]) expect(worstAgainstBrain(json, inputs.slice(0, n)).worst).toBeLessThan(1e-9);
   });
 
-  it('ScoringThread: the same scores from the worker thread, for several models, and again after the thread was closed', async () => {
-    const rnd = prng(9);
-    const nets = [1, 2].map(() => {
-      const net = new brain.NeuralNetwork({ hiddenLayers: [...NN_HIDDEN_LAYERS], activation: 'sigmoid' });
-      net.train(Array.from({ length: 30 }, () => ({ input: FEATURE_NAMES.map(() => rnd()), output: [rnd() < 0.5 ? 0 : 1] })), { iterations: 2 });
-      return new Scorer(net.toJSON());
-    });
-    const inputs = Float64Array.from({ length: 1001 * FEATURE_NAMES.length }, () => rnd());
-    const thread = new ScoringThread();
-    try {
-      for (let round = 0; round < 2; round++) {
-        for (const [k, scorer] of nets.entries()) {
-          const want = scorer.scoreFlat(inputs);
-          const copy = Float64Array.from(inputs);
-          const got = await thread.score(`books.test\n${k}`, scorer, copy);
-          expect(copy.length).toBe(0); // transferred
-          expect(Array.from(got)).toEqual(Array.from(want));
-        }
-        // a view into a larger buffer is copied, not transferred
-        const view = new Float64Array(inputs.buffer, 8 * FEATURE_NAMES.length, 10 * FEATURE_NAMES.length);
-        expect(Array.from(await thread.score('books.test\n0', nets[0], view))).toEqual(Array.from(nets[0].scoreFlat(view)));
-        expect(view.length).toBe(10 * FEATURE_NAMES.length);
-        await thread.close(); // the next round starts another thread and sends the weights again
-      }
-    } finally {
-      await thread.close();
-    }
-  });
-
-  it('ScoringThread.scoreCounters: the thread builds the inputs from packed counters (inputsOfCounters) and scores them as scoreFlat does', async () => {
-    const rnd = prng(11);
-    const net = new brain.NeuralNetwork({ hiddenLayers: [...NN_HIDDEN_LAYERS], activation: 'sigmoid' });
-    net.train(Array.from({ length: 30 }, () => ({ input: FEATURE_NAMES.map(() => rnd()), output: [rnd() < 0.5 ? 0 : 1] })), { iterations: 2 });
-    const scorer = new Scorer(net.toJSON());
-    // 257 addresses' counters: n rows, the other counts up to n, first/last seconds apart (one with no rows)
-    const counters = new Float64Array(257 * COUNTERS);
-    for (let i = 1; i < 257; i++) {
+  /** `n` addresses' packed counters: rows, the other counts up to them, first/last seconds apart (address 0 with no rows). */
+  const packedCounters = (rnd: () => number, n: number) => {
+    const counters = new Float64Array(n * COUNTERS);
+    for (let i = 1; i < n; i++) {
       const p = i * COUNTERS;
-      const n = 1 + Math.floor(rnd() * 200);
-      for (let k = 0; k < COUNTERS - 2; k++) counters[p + k] = Math.floor(rnd() * (n + 1));
-      counters[p] = n;
+      const rows = 1 + Math.floor(rnd() * 200);
+      for (let k = 0; k < COUNTERS - 2; k++) counters[p + k] = Math.floor(rnd() * (rows + 1));
+      counters[p] = rows;
       counters[p + COUNTERS - 2] = 1_700_000_000 + Math.floor(rnd() * 600);
       counters[p + COUNTERS - 1] = counters[p + COUNTERS - 2] + Math.floor(rnd() * 3000);
     }
+    return counters;
+  };
+  const trainedScorer = (rnd: () => number) => {
+    const net = new brain.NeuralNetwork({ hiddenLayers: [...NN_HIDDEN_LAYERS], activation: 'sigmoid' });
+    net.train(Array.from({ length: 30 }, () => ({ input: FEATURE_NAMES.map(() => rnd()), output: [rnd() < 0.5 ? 0 : 1] })), { iterations: 2 });
+    return new Scorer(net.toJSON());
+  };
+
+  it('ScoringThread.scoreCounters: the thread builds the inputs from packed counters (inputsOfCounters) and scores them as scoreFlat does', async () => {
+    const rnd = prng(11);
+    const scorer = trainedScorer(rnd);
+    const counters = packedCounters(rnd, 257);
     const inputs = inputsOfCounters(counters);
     expect(Array.from(inputs.subarray(0, FEATURE_NAMES.length))).toEqual(FEATURE_NAMES.map(() => 0));
     expect(new Set(Array.from(inputs)).size).toBeGreaterThan(100);
@@ -123,8 +102,28 @@ describe('Scorer', () => {
       const copy = Float64Array.from(counters);
       expect(Array.from(await thread.scoreCounters('books.test\n1', scorer, copy))).toEqual(Array.from(want));
       expect(copy.length).toBe(0); // transferred
-      // inputs and counters through the same thread and model
-      expect(Array.from(await thread.score('books.test\n1', scorer, Float64Array.from(inputs)))).toEqual(Array.from(want));
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('ScoringThread: the same scores for several models, a view copied not transferred, and again after the thread was closed', async () => {
+    const rnd = prng(9);
+    const nets = [trainedScorer(rnd), trainedScorer(rnd)];
+    const counters = packedCounters(rnd, 1001);
+    const thread = new ScoringThread();
+    try {
+      for (let round = 0; round < 2; round++) {
+        for (const [k, scorer] of nets.entries()) {
+          const got = await thread.scoreCounters(`books.test\n${k}`, scorer, Float64Array.from(counters));
+          expect(Array.from(got)).toEqual(Array.from(scorer.scoreFlat(inputsOfCounters(counters))));
+        }
+        // a view into a larger buffer is copied, not transferred
+        const view = new Float64Array(counters.buffer, 8 * COUNTERS, 10 * COUNTERS);
+        expect(Array.from(await thread.scoreCounters('books.test\n0', nets[0], view))).toEqual(Array.from(nets[0].scoreFlat(inputsOfCounters(view))));
+        expect(view.length).toBe(10 * COUNTERS);
+        await thread.close(); // the next round starts another thread and sends the weights again
+      }
     } finally {
       await thread.close();
     }

@@ -2,9 +2,8 @@
  * The neural score's forward pass in a worker thread (nn-score.worker.ts), so that scoring a whole host
  * (tens of thousands of addresses, a few hundred ms of pure CPU) leaves the event loop free. One thread,
  * started on first use and kept (unref'd while idle); calls queue in order. What goes over is one
- * transferred Float64Array: the inputs (input after input, FEATURE_NAMES order; `score`) or the packed
- * counters of loadCounters (`scoreCounters`: the thread builds the inputs, so the main thread makes no
- * vector at all); the scores come back the same way. A model's weights go once per key (the thread
+ * transferred Float64Array, the packed counters of loadCounters: the thread builds the inputs, so the
+ * main thread makes no vector at all; the scores come back the same way. A model's weights go once per key (the thread
  * keeps SCORE_THREAD_MODELS of them, the oldest dropped first, mirrored here). A thread that dies fails
  * its pending calls; the next call starts another.
  */
@@ -12,7 +11,6 @@ import { Worker } from 'node:worker_threads';
 import { messageOf, resolveWorkerScript } from '../../../core/worker-script.js';
 import { SCORE_THREAD_MODELS, type Scorer } from './nn-model.js';
 import type { ScoreReply, ScoreRequest } from './nn-score.worker.js';
-
 
 interface Pending {
   worker: Worker;
@@ -33,28 +31,16 @@ export class ScoringThread {
   }
 
   /**
-   * The scores of `inputs` (input after input, `scorer.inputSize` values each) with `scorer`, the same
-   * numbers as scorer.scoreFlat. `key` names the model (host and version): a new key sends its weights.
-   * `inputs` is transferred (detached here) when it owns its whole buffer, else copied.
-   */
-  score(key: string, scorer: Scorer, inputs: Float64Array): Promise<Float64Array> {
-    return this.send(key, scorer, inputs, false);
-  }
-
-  /**
    * The scores of addresses from their packed counters (CounterTable.counters: COUNTERS numbers an
-   * address), the same numbers as scorer.scoreFlat(inputsOfCounters(counters)). Transferred or copied
-   * as in `score`.
+   * address), the same numbers as scorer.scoreFlat(inputsOfCounters(counters)). `key` names the model
+   * (host and version): a new key sends its weights. `counters` is transferred (detached here) when it
+   * owns its whole buffer, else copied.
    */
   scoreCounters(key: string, scorer: Scorer, counters: Float64Array): Promise<Float64Array> {
-    return this.send(key, scorer, counters, true);
-  }
-
-  private send(key: string, scorer: Scorer, inputs: Float64Array, counters: boolean): Promise<Float64Array> {
     const worker = this.worker ?? this.spawn();
-    const own = inputs.byteOffset === 0 && inputs.byteLength === inputs.buffer.byteLength && !(inputs.buffer instanceof SharedArrayBuffer);
-    const data = own ? inputs : Float64Array.from(inputs);
-    const req: ScoreRequest = { id: this.nextId++, key, inputs: data, ...(counters ? { counters } : {}) };
+    const own = counters.byteOffset === 0 && counters.byteLength === counters.buffer.byteLength && !(counters.buffer instanceof SharedArrayBuffer);
+    const data = own ? counters : Float64Array.from(counters);
+    const req: ScoreRequest = { id: this.nextId++, key, counters: data };
     if (!this.held.has(key)) {
       req.weights = scorer.exportWeights();
       this.held.set(key, true);

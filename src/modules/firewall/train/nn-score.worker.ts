@@ -1,7 +1,7 @@
 /**
  * Worker thread of ScoringThread (nn-score.thread.ts): scores a whole host's addresses off the main event
- * loop. What arrives transferred (one Float64Array) is either the inputs (input after input) or the
- * addresses' packed counters (CounterTable of ip-features.ts), whose inputs are built here
+ * loop. What arrives transferred (one Float64Array) is the addresses' packed counters (CounterTable of
+ * ip-features.ts), whose inputs are built here
  * (inputsOfCounters, feature-vector.ts: the same code as the main thread's vectors); the scores go back
  * transferred. A model's weights come once and are kept by key (the host and model version).
  */
@@ -14,9 +14,8 @@ export interface ScoreRequest {
   key: string;
   /** Sent when this thread has not got the key yet. */
   weights?: ScorerWeights;
-  /** The inputs, or with `counters` the packed counters (COUNTERS an address) to build them from. */
-  inputs: Float64Array;
-  counters?: boolean;
+  /** The packed counters (COUNTERS an address) to build the inputs from. */
+  counters: Float64Array;
 }
 
 export type ScoreReply = { id: number; ok: true; scores: Float64Array } | { id: number; ok: false; error: string };
@@ -37,7 +36,7 @@ port.on('message', (m: ScoreRequest) => {
     }
     const scorer = models.get(m.key);
     if (!scorer) throw new Error(`model ${m.key} is not loaded`);
-    const scores = scorer.scoreFlat(m.counters ? inputsOfCounters(m.inputs) : m.inputs);
+    const scores = scorer.scoreFlat(inputsOfCounters(m.counters));
     reply = { id: m.id, ok: true, scores };
     transfer = [scores.buffer as ArrayBuffer];
   } catch (e) {
