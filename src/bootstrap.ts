@@ -23,7 +23,7 @@ import { STORAGE_PATH } from './contracts/storage.js';
 const API_PATH = /^\/api(?:[/?]|$)/i;
 /** The input stream's ingest route. */
 const INGEST_PATH = /^\/api\/input_stream\/ingest\/?(?:\?|$)/i;
-/** The path kept outside the /api prefix for the agents' /sync routes (setGlobalPrefix below): left to Nest's router. */
+/** The node agents' paths (docs/agent.md): served by the agents, not the console, which answers them with a JSON 404 rather than the UI's index.html. */
 const SYNC_PATH = /^\/sync(?:[/?]|$)/i;
 
 /**
@@ -34,7 +34,7 @@ const SYNC_PATH = /^\/sync(?:[/?]|$)/i;
  * one hook decides its branch: an /api request gets helmet's headers, `no-store`, the write guard and
  * the body gates, all before its body is read, then Fastify's router and Nest; a GET or HEAD anywhere
  * else (the UI, /storage, /files) is answered by the site's Express router on Node's own request and
- * response, as it was before Fastify; the rest (the agents' /sync routes, other methods) goes to Nest.
+ * response, as it was before Fastify; the rest (other methods, the agents' /sync paths: a JSON 404 here) goes to Nest.
  */
 export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logLevel)): Promise<INestApplication> {
   const adapter = new FastifyAdapter({
@@ -111,7 +111,7 @@ export async function createApp(cfg: AppConfig, logger = new JsonLogger(cfg.logL
     }
     done();
   });
-  app.setGlobalPrefix('api', { exclude: ['sync/{*path}'] });
+  app.setGlobalPrefix('api');
   const sockets = new AuthedSocketAdapter(app, cfg.redisUrl);
   await sockets.connectRedis();
   app.useWebSocketAdapter(sockets);

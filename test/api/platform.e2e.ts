@@ -58,6 +58,9 @@ describe(`platform on ${process.env.TEST_DATABASE_URL ? 'mariadb' : 'sqlite'}`, 
     expect(deep.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(await asset.json()).toEqual({ status: 'http', message: 'Cannot GET /assets/no-such-file.js', code: 404 });
     expect(await post.json()).toMatchObject({ status: 'http', code: 404 });
+    // The node agents' paths are not the console's: a JSON 404, not the UI.
+    const sync = await fetch(`${t.url}/sync/logs`);
+    expect([sync.status, await sync.json()]).toEqual([404, expect.objectContaining({ status: 'http', code: 404 })]);
   });
 
   test('a JSON body is an object or an array (body-parser strict mode); an empty one is {}', async () => {
