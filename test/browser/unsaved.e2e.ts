@@ -11,7 +11,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { ADMIN, startApp, type TestApp } from '../helpers/app.js';
-import { expectNoPageErrors, launchBrowser, pathOf, signedInPage } from '../helpers/browser.js';
+import { expectNoPageErrors, launchBrowser, newPage, pathOf, signedInState, type StorageState } from '../helpers/browser.js';
 import { uiRoutes } from '../helpers/ui-routes.js';
 
 const T = 120_000;
@@ -19,6 +19,8 @@ const T = 120_000;
 const UNSAVED_MESSAGE = 'You have unsaved changes. Leave without saving?';
 let t: TestApp;
 let browser: Browser;
+/** The admin signed in once through the form; each screen opens in a context of its own from it. */
+let signedIn: StorageState;
 const pages: Page[] = [];
 const ids: Record<string, number> = {};
 
@@ -185,6 +187,7 @@ beforeAll(async () => {
   await t.ok(admin, 'money.setRules', { bid: ids.moneyBox, rules: [{ contains: 'coffee', tags: 'cafe' }] });
   ids.investLocal = (await t.ok(admin, 'invest.User.saveLocalAccount', { name: 'Bonds' })).Id;
   browser = await launchBrowser();
+  signedIn = await signedInState(browser, t.url, ADMIN);
 }, T);
 afterAll(async () => {
   await browser?.close();
@@ -220,7 +223,9 @@ async function changed(s: EditScreen, page: Page): Promise<boolean> {
 test.each(Object.keys(EDIT))('%s: a changed field asks before a menu click leaves it; Cancel keeps the edit, OK leaves', async (route) => {
   const s = EDIT[route];
   const url = typeof s.url === 'function' ? s.url() : s.url;
-  const page = await signedInPage(browser, pages, t.url, url, ADMIN);
+  const page = await newPage(browser, { storageState: signedIn });
+  pages.push(page);
+  await page.goto(t.url + url);
   await page.locator('.app-sidebar a[href="/audit"]').waitFor();
   if (s.open) await s.open(page);
   const f = s.field(page);

@@ -32,7 +32,11 @@ export interface PageOptions {
   height?: number;
   /** Collect console errors and uncaught page errors into `errors(page)`. Default true. */
   collectErrors?: boolean;
+  /** The context's storage to start from (signedInState: a session signed in once). */
+  storageState?: StorageState;
 }
+
+export type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
 const pageErrors = new WeakMap<Page, string[]>();
 
@@ -44,6 +48,7 @@ export async function newPage(browser: Browser, opts: PageOptions = {}): Promise
     isMobile: mobile,
     hasTouch: mobile,
     deviceScaleFactor: 1,
+    storageState: opts.storageState,
   });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
@@ -86,6 +91,23 @@ export async function loginAs(page: Page, baseUrl: string, login: string, passwo
   const hash = await storageItem(page, 'hash');
   if (!hash) throw new Error(`login as ${login}: no session stored`);
   return hash;
+}
+
+/**
+ * Signs in once through the real /auth form as `who` and answers that context's storage (the session
+ * hash the app keeps): `newPage(browser, { storageState })` then opens pages already signed in, each in
+ * a context of its own, without the form (for files that open many pages as one user).
+ */
+export async function signedInState(browser: Browser, baseUrl: string, who: { login: string; password: string }): Promise<StorageState> {
+  const page = await newPage(browser);
+  try {
+    await loginAs(page, baseUrl, who.login, who.password);
+    const errors = errorsOf(page);
+    if (errors.length) throw new Error(`signing in as ${who.login}: ${errors.join('; ')}`);
+    return await page.context().storageState();
+  } finally {
+    await page.context().close();
+  }
 }
 
 /** A new page (its own context) signed in as `who` through the /auth form, then at `baseUrl + path`; added to `pages` (expectNoPageErrors). */
