@@ -113,6 +113,6 @@ test('a row opens the card\'s daily chart: orders, buyouts, ad spend, the price 
   await screenshot(page, 'wb-chart');
   await page.getByRole('button', { name: 'Close' }).click();
   await page.waitForURL((u) => !u.searchParams.has('nm'));
-  expect(await page.getByTestId('wb-card-chart').count()).toBe(0);
+  await page.getByTestId('wb-card-chart').waitFor({ state: 'detached' });
   await page.close();
 }, T);

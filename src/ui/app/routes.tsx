@@ -5,7 +5,7 @@ import { lazyPage } from './lazyPage.js';
 /**
  * THE route table: router, menu and role checks all read it. One line per page:
  *
- *   { path: '/srv/srv_map', element: lazyPage(() => import('../areas/srv/SrvMapPage.js')) },
+ *   { path: '/srv/srv_map', element: lazyPage(loadSrvMapPage) },
  *
  * - The role a route needs comes from roleForPath() in src/contracts/menu.ts (the longest MENU path
  *   that is the route's path or a parent of it). Set `role` only for a screen stronger than that
@@ -29,6 +29,28 @@ export interface AppRoute {
   guestOnly?: boolean;
 }
 
+/**
+ * Pages behind more than one route: one loader each, so that once one of their routes has loaded the
+ * module, the others render it at once (lazyPage), e.g. /srv/srv_map/12 handing over to /srv/srv_map?server=12.
+ */
+const loadSrvMapPage = () => import('../areas/srv/SrvMapPage.js');
+const loadCronEditPage = () => import('../areas/cron/CronEditPage.js');
+const loadMonitorPage = () => import('../areas/monitor/MonitorPage.js');
+const loadMonitor2Page = () => import('../areas/monitor/Monitor2Page.js');
+const loadDeployPage = () => import('../areas/deploy/DeployPage.js');
+const loadBookEditPage = () => import('../areas/books/BookEditPage.js');
+const loadCompilationEditPage = () => import('../areas/compilations/CompilationEditPage.js');
+const loadAskEditPage = () => import('../areas/ask/AskEditPage.js');
+const loadBannerEditPage = () => import('../areas/banners/BannerEditPage.js');
+const loadHostEditPage = () => import('../areas/network-info/HostEditPage.js');
+const loadPageEditPage = () => import('../areas/network-info/PageEditPage.js');
+const loadCatEditPage = () => import('../areas/network-info/CatEditPage.js');
+const loadSearchHostEditPage = () => import('../areas/search/SearchHostEditPage.js');
+const loadSourceEditPage = () => import('../areas/search/SourceEditPage.js');
+const loadTodoEditPage = () => import('../areas/todo/TodoEditPage.js');
+const loadBoxEditPage = () => import('../areas/money/BoxEditPage.js');
+const loadTransactionEditPage = () => import('../areas/money/TransactionEditPage.js');
+
 export const routes: AppRoute[] = [
   { path: '/', element: lazyPage(() => import('./pages/HomePage.js')), title: 'Home' },
   { path: '/auth', element: lazyPage(() => import('../areas/auth/AuthPage.js')), title: 'Sign in', public: true },
@@ -41,35 +63,35 @@ export const routes: AppRoute[] = [
   { path: '/audit', element: lazyPage(() => import('../areas/admin/AuditPage.js')), title: 'Audit' },
 
   // Areas: add one line per page below.
-  { path: '/srv/srv_map', element: lazyPage(() => import('../areas/srv/SrvMapPage.js')) },
-  { path: '/srv/srv_map/:Id', element: lazyPage(() => import('../areas/srv/SrvMapPage.js')), title: 'Servers map' },
+  { path: '/srv/srv_map', element: lazyPage(loadSrvMapPage) },
+  { path: '/srv/srv_map/:Id', element: lazyPage(loadSrvMapPage), title: 'Servers map' },
   { path: '/srv/ssl_check', element: lazyPage(() => import('../areas/srv/SslCheckPage.js')) },
   { path: '/srv/configs_global', element: lazyPage(() => import('../areas/srv/ConfigsGlobalPage.js')) },
   { path: '/cfg/app_cron', element: lazyPage(() => import('../areas/cron/CronListPage.js')) },
-  { path: '/cfg/app_cron/add', element: lazyPage(() => import('../areas/cron/CronEditPage.js')), title: 'Add new job' },
-  { path: '/cfg/app_cron/edit/:Id', element: lazyPage(() => import('../areas/cron/CronEditPage.js')), title: 'Cron task' },
+  { path: '/cfg/app_cron/add', element: lazyPage(loadCronEditPage), title: 'Add new job' },
+  { path: '/cfg/app_cron/edit/:Id', element: lazyPage(loadCronEditPage), title: 'Cron task' },
   { path: '/firewall', element: lazyPage(() => import('../areas/firewall/TrafficPage.js')) },
   { path: '/firewall/processing_logs', element: lazyPage(() => import('../areas/firewall/IpStatsPage.js')) },
   { path: '/firewall/iptables_rules', element: lazyPage(() => import('../areas/firewall/IpRulesPage.js')) },
   { path: '/firewall/iptables_block_list', element: lazyPage(() => import('../areas/firewall/BlockListPage.js')) },
   { path: '/firewall/train_data', element: lazyPage(() => import('../areas/firewall/TrainDataPage.js')) },
-  { path: '/monitor', element: lazyPage(() => import('../areas/monitor/MonitorPage.js')) },
-  { path: '/monitor/:cat', element: lazyPage(() => import('../areas/monitor/MonitorPage.js')), title: 'Monitor' },
-  { path: '/monitor2', element: lazyPage(() => import('../areas/monitor/Monitor2Page.js')) },
+  { path: '/monitor', element: lazyPage(loadMonitorPage) },
+  { path: '/monitor/:cat', element: lazyPage(loadMonitorPage), title: 'Monitor' },
+  { path: '/monitor2', element: lazyPage(loadMonitor2Page) },
   { path: '/srv/terminal', element: lazyPage(() => import('../areas/terminal/TerminalsPage.js')) },
   { path: '/srv/MassTerminal', element: lazyPage(() => import('../areas/terminal/MassTerminalPage.js')) },
   { path: '/srv/terminal/recordings', element: lazyPage(() => import('../areas/terminal/RecordingsPage.js')) },
   { path: '/srv/terminal/recordings/:Id', element: lazyPage(() => import('../areas/terminal/ReplayPage.js')), title: 'Recording' },
-  { path: '/srv/deploy', element: lazyPage(() => import('../areas/deploy/DeployPage.js')) },
-  { path: '/srv/deploy/:type', element: lazyPage(() => import('../areas/deploy/DeployPage.js')), title: 'Deploy' },
+  { path: '/srv/deploy', element: lazyPage(loadDeployPage) },
+  { path: '/srv/deploy/:type', element: lazyPage(loadDeployPage), title: 'Deploy' },
   { path: '/srv/console', element: lazyPage(() => import('../areas/deploy/ServerConsolePage.js')) },
-  { path: '/monitor2/:cat', element: lazyPage(() => import('../areas/monitor/Monitor2Page.js')), title: 'Node load' },
+  { path: '/monitor2/:cat', element: lazyPage(loadMonitor2Page), title: 'Node load' },
   { path: '/logs', element: lazyPage(() => import('../areas/logs/LogsPage.js')) },
   { path: '/logs/open', element: lazyPage(() => import('../areas/logs/LogOpenPage.js')), title: 'Log file' },
   { path: '/logs/apps', element: lazyPage(() => import('../areas/logs/AppLogsPage.js')) },
   { path: '/book/list', element: lazyPage(() => import('../areas/books/BookListPage.js')) },
-  { path: '/book/edit', element: lazyPage(() => import('../areas/books/BookEditPage.js')) },
-  { path: '/book/edit/open/:Id_book', element: lazyPage(() => import('../areas/books/BookEditPage.js')), title: 'Book edit' },
+  { path: '/book/edit', element: lazyPage(loadBookEditPage) },
+  { path: '/book/edit/open/:Id_book', element: lazyPage(loadBookEditPage), title: 'Book edit' },
   { path: '/book/block', element: lazyPage(() => import('../areas/books/BlockPage.js')) },
   { path: '/book/block_git', element: lazyPage(() => import('../areas/books/BlockGitPage.js')) },
   { path: '/book/categories', element: lazyPage(() => import('../areas/categories/CategoriesPage.js')) },
@@ -84,11 +106,11 @@ export const routes: AppRoute[] = [
   { path: '/author/marge', element: lazyPage(() => import('../areas/authors/AuthorsMergePage.js')) },
   { path: '/content/authors', element: lazyPage(() => import('../areas/authors/AuthorsPage.js')), title: 'Authors' },
   { path: '/compilation', element: lazyPage(() => import('../areas/compilations/CompilationListPage.js')) },
-  { path: '/compilation/add', element: lazyPage(() => import('../areas/compilations/CompilationEditPage.js')), title: 'New compilation' },
-  { path: '/compilation/edit/:Id_compilation', element: lazyPage(() => import('../areas/compilations/CompilationEditPage.js')), title: 'Compilation' },
+  { path: '/compilation/add', element: lazyPage(loadCompilationEditPage), title: 'New compilation' },
+  { path: '/compilation/edit/:Id_compilation', element: lazyPage(loadCompilationEditPage), title: 'Compilation' },
   { path: '/content/ask', element: lazyPage(() => import('../areas/ask/AskListPage.js')) },
-  { path: '/ask/add', element: lazyPage(() => import('../areas/ask/AskEditPage.js')), title: 'New ask', role: Role.content },
-  { path: '/ask/edit/:id', element: lazyPage(() => import('../areas/ask/AskEditPage.js')), title: 'Ask', role: Role.content },
+  { path: '/ask/add', element: lazyPage(loadAskEditPage), title: 'New ask', role: Role.content },
+  { path: '/ask/edit/:id', element: lazyPage(loadAskEditPage), title: 'Ask', role: Role.content },
   { path: '/content/cat_jokes', element: lazyPage(() => import('../areas/jokes/JokeCatsPage.js')) },
   { path: '/jokes/cat_edit/:id', element: lazyPage(() => import('../areas/jokes/JokeCatEditPage.js')), title: 'Joke category', role: Role.content },
   { path: '/sonnik/index', element: lazyPage(() => import('../areas/sonnik/SonnikIndexPage.js')) },
@@ -100,35 +122,35 @@ export const routes: AppRoute[] = [
   { path: '/comments', element: lazyPage(() => import('../areas/tools/CommentsPage.js')) },
   { path: '/privacy', element: lazyPage(() => import('../areas/tools/PrivacyPage.js')), title: 'Privacy policy', public: true },
   { path: '/abs/list', element: lazyPage(() => import('../areas/banners/BannersListPage.js')) },
-  { path: '/abs/add', element: lazyPage(() => import('../areas/banners/BannerEditPage.js')), title: 'Add new block', role: Role.content },
-  { path: '/abs/edit/:Idb', element: lazyPage(() => import('../areas/banners/BannerEditPage.js')), title: 'Banner' },
+  { path: '/abs/add', element: lazyPage(loadBannerEditPage), title: 'Add new block', role: Role.content },
+  { path: '/abs/edit/:Idb', element: lazyPage(loadBannerEditPage), title: 'Banner' },
   { path: '/network_info', element: lazyPage(() => import('../areas/network-info/NetworkInfoPage.js')) },
   { path: '/network_info/hosts', element: lazyPage(() => import('../areas/network-info/HostsPage.js')), title: 'Network hosts' },
-  { path: '/network_info/hosts/create', element: lazyPage(() => import('../areas/network-info/HostEditPage.js')), title: 'New host' },
-  { path: '/network_info/hosts/edit/:Id', element: lazyPage(() => import('../areas/network-info/HostEditPage.js')), title: 'Host' },
+  { path: '/network_info/hosts/create', element: lazyPage(loadHostEditPage), title: 'New host' },
+  { path: '/network_info/hosts/edit/:Id', element: lazyPage(loadHostEditPage), title: 'Host' },
   { path: '/network_info/pages', element: lazyPage(() => import('../areas/network-info/PagesPage.js')), title: 'Network pages' },
-  { path: '/network_info/pages/create', element: lazyPage(() => import('../areas/network-info/PageEditPage.js')), title: 'New page' },
-  { path: '/network_info/pages/edit/:Id', element: lazyPage(() => import('../areas/network-info/PageEditPage.js')), title: 'Page' },
+  { path: '/network_info/pages/create', element: lazyPage(loadPageEditPage), title: 'New page' },
+  { path: '/network_info/pages/edit/:Id', element: lazyPage(loadPageEditPage), title: 'Page' },
   { path: '/network_info/cats', element: lazyPage(() => import('../areas/network-info/CatsPage.js')), title: 'Network categories' },
-  { path: '/network_info/cats/create', element: lazyPage(() => import('../areas/network-info/CatEditPage.js')), title: 'New category' },
-  { path: '/network_info/cats/edit/:Id', element: lazyPage(() => import('../areas/network-info/CatEditPage.js')), title: 'Category' },
+  { path: '/network_info/cats/create', element: lazyPage(loadCatEditPage), title: 'New category' },
+  { path: '/network_info/cats/edit/:Id', element: lazyPage(loadCatEditPage), title: 'Category' },
   { path: '/search', element: lazyPage(() => import('../areas/search/SearchHostsPage.js')) },
-  { path: '/search/add_host', element: lazyPage(() => import('../areas/search/SearchHostEditPage.js')), title: 'Add search host', role: Role.admin },
-  { path: '/search/edit_host/:Id', element: lazyPage(() => import('../areas/search/SearchHostEditPage.js')), title: 'Search host', role: Role.admin },
+  { path: '/search/add_host', element: lazyPage(loadSearchHostEditPage), title: 'Add search host', role: Role.admin },
+  { path: '/search/edit_host/:Id', element: lazyPage(loadSearchHostEditPage), title: 'Search host', role: Role.admin },
   { path: '/search/sources', element: lazyPage(() => import('../areas/search/SourcesPage.js')), title: 'Sources' },
-  { path: '/search/add_source', element: lazyPage(() => import('../areas/search/SourceEditPage.js')), title: 'Add source', role: Role.admin },
-  { path: '/search/edit_source/:Id', element: lazyPage(() => import('../areas/search/SourceEditPage.js')), title: 'Source', role: Role.admin },
+  { path: '/search/add_source', element: lazyPage(loadSourceEditPage), title: 'Add source', role: Role.admin },
+  { path: '/search/edit_source/:Id', element: lazyPage(loadSourceEditPage), title: 'Source', role: Role.admin },
   { path: '/todo', element: lazyPage(() => import('../areas/todo/TodoListPage.js')) },
-  { path: '/todo/create', element: lazyPage(() => import('../areas/todo/TodoEditPage.js')), title: 'New todo' },
+  { path: '/todo/create', element: lazyPage(loadTodoEditPage), title: 'New todo' },
   { path: '/todo/show/:Id', element: lazyPage(() => import('../areas/todo/TodoShowPage.js')), title: 'Todo' },
-  { path: '/todo/edit/:Id', element: lazyPage(() => import('../areas/todo/TodoEditPage.js')), title: 'Edit todo' },
+  { path: '/todo/edit/:Id', element: lazyPage(loadTodoEditPage), title: 'Edit todo' },
   { path: '/money', element: lazyPage(() => import('../areas/money/MoneyPage.js')) },
-  { path: '/money/add', element: lazyPage(() => import('../areas/money/BoxEditPage.js')), title: 'New box' },
+  { path: '/money/add', element: lazyPage(loadBoxEditPage), title: 'New box' },
   { path: '/money/box/:bid', element: lazyPage(() => import('../areas/money/BoxPage.js')), title: 'Money box' },
-  { path: '/money/box/:bid/edit', element: lazyPage(() => import('../areas/money/BoxEditPage.js')), title: 'Edit box' },
-  { path: '/money/box/:bid/add_transaction', element: lazyPage(() => import('../areas/money/TransactionEditPage.js')), title: 'Add transaction' },
-  { path: '/money/box/:bid/edit_transaction/:trid', element: lazyPage(() => import('../areas/money/TransactionEditPage.js')), title: 'Edit transaction' },
-  { path: '/money/box/:bid/clone_transaction/:clonetrid', element: lazyPage(() => import('../areas/money/TransactionEditPage.js')), title: 'Clone transaction' },
+  { path: '/money/box/:bid/edit', element: lazyPage(loadBoxEditPage), title: 'Edit box' },
+  { path: '/money/box/:bid/add_transaction', element: lazyPage(loadTransactionEditPage), title: 'Add transaction' },
+  { path: '/money/box/:bid/edit_transaction/:trid', element: lazyPage(loadTransactionEditPage), title: 'Edit transaction' },
+  { path: '/money/box/:bid/clone_transaction/:clonetrid', element: lazyPage(loadTransactionEditPage), title: 'Clone transaction' },
   { path: '/money/report/:bid', element: lazyPage(() => import('../areas/money/ReportPage.js')), title: 'Money report' },
   { path: '/invest', element: lazyPage(() => import('../areas/invest/InvestPage.js')) },
   { path: '/invest/account/:id', element: lazyPage(() => import('../areas/invest/AccountPage.js')), title: 'Investment account' },
