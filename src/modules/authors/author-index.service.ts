@@ -131,21 +131,22 @@ export class AuthorIndexService implements OnApplicationBootstrap, OnApplication
       const built = this.built;
       const current = built !== null && built.generation === this.generation && built.worker === this.worker;
       if (current && Date.now() - this.checkedAt < RECHECK_MS) return built;
-      const next: { generation: number; promise: Promise<Built> } = { generation: this.generation, promise: Promise.resolve(built!) };
-      this.building = next;
-      next.promise = (async () => {
-        try {
-          const fp = await this.fingerprint();
-          this.checkedAt = Date.now();
-          if (current && built.worker === this.worker && built.fingerprint === fp) return built;
-          this.built = await this.build(fp, next.generation);
-          return this.built;
-        } finally {
-          if (this.building === next) this.building = null;
-        }
-      })();
-      return next.promise;
+      const generation = this.generation;
+      const promise = this.refresh(current ? built : null, generation).finally(() => {
+        if (this.building?.promise === promise) this.building = null;
+      });
+      this.building = { generation, promise };
+      return promise;
     }
+  }
+
+  /** The index of `generation`: `kept` (current but not checked lately) when the table's fingerprint has not moved, else built anew. */
+  private async refresh(kept: Built | null, generation: number): Promise<Built> {
+    const fp = await this.fingerprint();
+    this.checkedAt = Date.now();
+    if (kept && kept.worker === this.worker && kept.fingerprint === fp) return kept;
+    this.built = await this.build(fp, generation);
+    return this.built;
   }
 
   private async build(fingerprint: string, generation: number): Promise<Built> {

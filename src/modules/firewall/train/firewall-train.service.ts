@@ -108,16 +108,7 @@ export class FirewallTrainService implements OnModuleDestroy {
    * (CounterReader.rows), else (or when it fails there) on the app's connection.
    */
   async readRows<R = Record<string, unknown>>(sql: string, params: unknown[]): Promise<R[]> {
-    const reader = this.counterReader();
-    if (reader) {
-      try {
-        return await reader.rows<R>(sql, params);
-      } catch (e) {
-        if (!(e instanceof CounterReaderError)) throw e;
-        this.log.warn(`a read in the counter reader thread failed (${e.message}): read on the app's connection instead`);
-      }
-    }
-    return (await this.db.query(sql, params)) as R[];
+    return this.inReader('a read', (r) => r.rows<R>(sql, params), async () => (await this.db.query(sql, params)) as R[]);
   }
 
   /**
@@ -126,19 +117,29 @@ export class FirewallTrainService implements OnModuleDestroy {
    * thread is made again on the app's connection, its pages numbered above those handed on (the caller
    * drops those).
    */
-  private async readPages(host: string, opts: LoadOptions, onPage: CounterPageSink): Promise<void> {
+  private readPages(host: string, opts: LoadOptions, onPage: CounterPageSink): Promise<void> {
+    return this.inReader(
+      `reading the feature counters of ${host}`,
+      (r) => r.pages(host, opts, onPage),
+      (from) => readCounterPages(this.query, this.dialect, host, opts, (t, attempt) => onPage(t, attempt + from)),
+    );
+  }
+
+  /**
+   * `inThread` with the counter reader when there is one; else, or when the thread's read fails (a
+   * CounterReaderError: the caller's own errors pass as they are), `onApp` on the app's connection, given
+   * the first page attempt not handed on yet.
+   */
+  private async inReader<T>(what: string, inThread: (r: CounterReader) => Promise<T>, onApp: (from: number) => Promise<T>): Promise<T> {
     const reader = this.counterReader();
-    if (reader) {
-      try {
-        return await reader.pages(host, opts, onPage);
-      } catch (e) {
-        if (!(e instanceof CounterReaderError)) throw e;
-        this.log.warn(`reading the feature counters of ${host} in the reader thread failed (${e.message}): read on the app's connection instead`);
-        const from = e.attempt + 1;
-        return readCounterPages(this.query, this.dialect, host, opts, (t, attempt) => onPage(t, attempt + from));
-      }
+    if (!reader) return onApp(0);
+    try {
+      return await inThread(reader);
+    } catch (e) {
+      if (!(e instanceof CounterReaderError)) throw e;
+      this.log.warn(`${what} in the counter reader thread failed (${e.message}): read on the app's connection instead`);
+      return onApp(e.attempt + 1);
     }
-    return readCounterPages(this.query, this.dialect, host, opts, onPage);
   }
 
   private counterReader(): CounterReader | null {
