@@ -24,6 +24,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { pass } from '../helpers/passes.js';
 import { docsDatabase, sphinxql, startSearchNode, type DocsDatabase, type Searchd, type SearchNode } from '../helpers/sphinx.js';
 import { freePort } from '../helpers/sshd.js';
+import { waitFor } from '../helpers/wait.js';
 
 const T = 120_000;
 const ROWS = 25;
@@ -117,9 +118,11 @@ const DOCS_SQL = [
     const viewer = (await t.session(100)).hash;
     const list = await t.ok<SourceView[]>(viewer, 'source.get', {});
     expect(list.find((s) => s.Id === ids.docs)).toMatchObject({ source: 'docs_src', index: 'docs_idx', working: r.working, time_run: r.working.timeStart });
-    // The rotation reached searchd (SIGHUP, seamless): the new document is found.
-    const found = await sphinxql<{ id: number }>(node.sphinxqlPort, "SELECT id FROM docs_idx WHERE MATCH('rare') ORDER BY id ASC");
-    expect(found.map((x) => Number(x.id))).toEqual([10, 20, 30]);
+    // The rotation reached searchd (SIGHUP, seamless): the new document is found once searchd has swapped
+    // the new index in, which it does on its own after the signal (indexer does not wait for it).
+    const rare = async () => (await sphinxql<{ id: number }>(node.sphinxqlPort, "SELECT id FROM docs_idx WHERE MATCH('rare') ORDER BY id ASC")).map((x) => Number(x.id));
+    await waitFor('searchd serving the rotated index', async () => (await rare()).length === 3);
+    expect(await rare()).toEqual([10, 20, 30]);
     const all = await sphinxql<{ id: number; cat_id: number }>(node.sphinxqlPort, "SELECT id, cat_id FROM docs_idx WHERE MATCH('common') AND cat_id = 3 ORDER BY id ASC LIMIT 100");
     expect(all.map((x) => Number(x.id))).toEqual([3, 10, 17, 24]);
   }, T);
