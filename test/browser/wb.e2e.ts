@@ -70,6 +70,8 @@ test('a chosen range in the URL: every card with the API\'s figures, totals, the
   await table.locator('thead th[data-col="ppvz_for_pay"]').click();
   await page.waitForURL((u) => u.searchParams.get('sort') === 'ppvz_for_pay' && u.searchParams.get('order') === 'desc');
   const byPayout = [...want.list].sort((a, b) => b.ppvz_for_pay - a.ppvz_for_pay || a.nmID - b.nmID).map((r) => String(r.nmID));
+  // the URL changes before the table re-renders: wait for the descending order's first row
+  await page.waitForFunction((nm) => document.querySelector('[data-testid="wb-table"] tbody tr')?.getAttribute('data-nm') === nm, byPayout[0]);
   expect(await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-nm')))).toEqual(byPayout);
   await table.locator('thead th[data-col="ppvz_for_pay"]').click();
   await page.waitForURL((u) => u.searchParams.get('sort') === 'ppvz_for_pay' && !u.searchParams.has('order'));
@@ -89,6 +91,7 @@ test('a chosen range in the URL: every card with the API\'s figures, totals, the
   // the second variant's columns
   await page.getByRole('button', { name: 'Funnel and costs' }).click();
   await page.waitForURL((u) => u.searchParams.get('variant') === '2');
+  await table.locator('thead th', { hasText: 'Opened card' }).waitFor();
   expect(await table.locator('thead th').allInnerTexts()).toEqual(['Cards ▲', 'Ad spend', 'Delivery cost', 'Logistics', 'Storage', 'Bought for amount', 'Opened card', 'Added to cart', 'Ordered pieces', 'Bought pieces', 'Average orders per day']);
   const f2 = wb.state.funnel[300002];
   const row2 = table.locator('tbody tr[data-nm="300002"] td');
